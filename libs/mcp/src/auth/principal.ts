@@ -1,0 +1,18 @@
+/**
+ * The verified caller, as the app's authentication guard put it on the request. The module never
+ * sees the token: only this. `roles` lists every role the caller holds (an app with a role
+ * hierarchy lists the implied ones too).
+ */
+export interface McpPrincipal {
+  readonly subject: string;
+  readonly scopes: readonly string[];
+  readonly roles?: readonly string[];
+  readonly clientId?: string;
+  readonly [claim: string]: unknown;
+}
+
+export function isMcpPrincipal(value: unknown): value is McpPrincipal {
+  if (typeof value !== 'object' || value === null) return false;
+  const p = value as Record<string, unknown>;
+  return typeof p.subject === 'string' && Array.isArray(p.scopes);
+}

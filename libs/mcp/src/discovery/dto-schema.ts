@@ -1,0 +1,61 @@
+import { createRequire } from 'node:module';
+import type { MetadataStorage } from 'class-transformer/types/MetadataStorage.js';
+import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+
+type Schema = Record<string, unknown>;
+
+// class-transformer's metadata storage is only reachable through its CJS deep path; without it,
+// arrays of nested DTOs degrade to `{"$ref":"#/definitions/Array"}`.
+const require = createRequire(import.meta.url);
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') as { defaultMetadataStorage: MetadataStorage };
+
+const REF_PREFIX = '#/$defs/';
+const OPTIONS = { refPointerPrefix: REF_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
+
+/**
+ * Converts class-validator DTOs to self-contained JSON Schemas (nested DTOs under `$defs`).
+ * Runs at bootstrap only: the registry keeps the results, nothing is converted per request.
+ */
+export class DtoSchemaBuilder {
+  private all?: Record<string, Schema>;
+
+  /** `closed`: the app forbids unknown fields (`forbidNonWhitelisted`), so the schema says so at every level. */
+  build(dto: new (...args: never[]) => object, closed = false): Schema {
+    const root: Schema = { type: 'object', properties: {}, ...(targetConstructorToSchema(dto, OPTIONS) as Schema) };
+    const defs: Record<string, Schema> = {};
+    this.collectRefs(root, defs);
+    const schema: Schema = { ...root, type: 'object' };
+    if (closed) schema.additionalProperties = false;
+    if (Object.keys(defs).length > 0) {
+      schema.$defs = Object.fromEntries(
+        Object.entries(defs).map(([name, def]) => [name, closed ? { ...def, additionalProperties: false } : def]),
+      );
+    }
+    return schema;
+  }
+
+  private definitions(): Record<string, Schema> {
+    this.all ??= validationMetadatasToSchemas(OPTIONS) as Record<string, Schema>;
+    return this.all;
+  }
+
+  private collectRefs(node: unknown, defs: Record<string, Schema>): void {
+    if (Array.isArray(node)) {
+      for (const item of node) this.collectRefs(item, defs);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(REF_PREFIX)) {
+        const name = value.slice(REF_PREFIX.length);
+        const def = this.definitions()[name];
+        if (def && !defs[name]) {
+          defs[name] = def;
+          this.collectRefs(def, defs);
+        }
+      } else {
+        this.collectRefs(value, defs);
+      }
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import type { PipeTransform, Type } from '@nestjs/common';
+
+export const MCP_PARAMS_METADATA = 'mcp:params';
+
+export interface McpArgOptions {
+  description?: string;
+  /** Default true. An optional argument is `undefined` when absent. */
+  required?: boolean;
+  /**
+   * Property decorators (class-validator, class-transformer, `@JSONSchema`) that validate and
+   * describe this argument, exactly as on a DTO property. Without them the parameter's TypeScript
+   * type decides: string → `@IsString()`, number → `@IsNumber()`, boolean → `@IsBoolean()`.
+   */
+  validators?: PropertyDecorator[];
+  /** Pipes run on the validated value, as on the REST route's `@Param(…, Pipe)`. */
+  pipes?: (Type<PipeTransform> | PipeTransform)[];
+}
+
+export type McpParamBinding =
+  | { readonly index: number; readonly kind: 'arg'; readonly name: string; readonly options: McpArgOptions }
+  | { readonly index: number; readonly kind: 'input' }
+  | { readonly index: number; readonly kind: 'caller' }
+  | { readonly index: number; readonly kind: 'context' }
+  | { readonly index: number; readonly kind: 'request' };
+
+function bind(binding: McpParamBinding): ParameterDecorator {
+  return (target, key) => {
+    if (key === undefined) throw new Error('MCP parameter decorators go on methods, not constructors');
+    const list: McpParamBinding[] = Reflect.getOwnMetadata(MCP_PARAMS_METADATA, target, key) ?? [];
+    Reflect.defineMetadata(MCP_PARAMS_METADATA, [...list, binding], target, key);
+  };
+}
+
+/** One named field of the tool's flat input (snake_case by convention), e.g. `@McpArg('task_id') taskId: string`. */
+export const McpArg = (name: string, options: McpArgOptions = {}): ParameterDecorator =>
+  (target, key, index) => bind({ index, kind: 'arg', name, options })(target, key, index);
+
+/** The DTO parameter: its fields join the tool's flat input, validated by the app's ValidationPipe settings. */
+export const McpInput = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'input' })(target, key, index);
+
+/** The verified principal from the app's authentication guard, never from the arguments. */
+export const McpCaller = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'caller' })(target, key, index);
+
+/** The call context (request id, era, client info, idempotency of the call). */
+export const McpContext = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'context' })(target, key, index);
+
+/** The real HTTP request that carried the MCP message. */
+export const McpHttpRequest = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'request' })(target, key, index);

@@ -1,0 +1,38 @@
+import type { McpToolAnnotationDefaults } from '../mcp.options.js';
+
+export const MCP_TOOL_METADATA = 'mcp:tool';
+
+export interface McpToolAnnotations extends McpToolAnnotationDefaults {
+  /** Display title; defaults to the tool's `title`. */
+  title?: string;
+}
+
+export interface McpToolOptions {
+  /** `[A-Za-z0-9_.-]{1,128}`, unique in the app. */
+  name: string;
+  title?: string;
+  /** What the tool does, written for a model. */
+  description: string;
+  annotations?: McpToolAnnotations;
+  /** OAuth scopes the token must all hold to see and call the tool. */
+  scopes?: readonly string[];
+  /** Roles of which the principal must hold at least one (empty or absent: any role). */
+  roles?: readonly string[];
+  /** Extra JSON Schema keywords merged into the tool's inputSchema (e.g. `x-mcp-header` hints, examples). */
+  inputSchema?: Record<string, unknown>;
+  /** A JSON Schema served verbatim instead of the generated one (arguments are then validated by the method). */
+  rawInputSchema?: Record<string, unknown>;
+  /** Declared output schema (listed as `outputSchema`; results should carry `structuredContent`). */
+  outputSchema?: Record<string, unknown>;
+}
+
+/**
+ * Marks a method of an `@Injectable()` service as an MCP tool. The method keeps its body and its
+ * callers; its parameters say where each value comes from (`@McpArg`, `@McpInput`, `@McpCaller`, …).
+ */
+export function McpTool(options: McpToolOptions): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    Reflect.defineMetadata(MCP_TOOL_METADATA, options, descriptor.value as object);
+    return descriptor;
+  };
+}

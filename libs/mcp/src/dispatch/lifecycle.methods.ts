@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { McpConfig } from '../mcp-config.js';
+import { isLegacyRevision, type JsonObject } from '../protocol/index.js';
+import type { McpCall, McpMethodHandler } from './mcp-call.js';
+
+/**
+ * Discovery and handshake. Nothing is pushed by this server (no stream), so no capability
+ * advertises `listChanged` or `subscribe` (wire.md §3; a 2026 server advertising them must serve
+ * `subscriptions/listen`).
+ */
+@Injectable()
+export class LifecycleMethods {
+  private readonly discover: JsonObject;
+  private readonly legacyCapabilities: JsonObject;
+
+  constructor(private readonly config: McpConfig) {
+    this.discover = {
+      supportedVersions: [...config.protocolVersions],
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+      ...(config.instructions ? { instructions: config.instructions } : {}),
+    };
+    this.legacyCapabilities = {
+      tools: { listChanged: false },
+      resources: { subscribe: false, listChanged: false },
+      prompts: { listChanged: false },
+      completions: {},
+      ...(config.options.legacyLogging ? { logging: {} } : {}),
+    };
+  }
+
+  handlers(): McpMethodHandler[] {
+    const handlers: McpMethodHandler[] = [
+      { method: 'server/discover', eras: ['modern'], handle: () => ({ ...this.discover }) },
+      { method: 'initialize', eras: ['legacy'], handle: (call) => this.initialize(call) },
+      { method: 'ping', eras: ['legacy'], handle: () => ({}) },
+    ];
+    // A stateless server cannot remember a level; it only acknowledges, when the adopter opts in.
+    if (this.config.options.legacyLogging) handlers.push({ method: 'logging/setLevel', eras: ['legacy'], handle: () => ({}) });
+    return handlers;
+  }
+
+  private initialize(call: McpCall): JsonObject {
+    // EraGuard negotiated the revision already (wire.md §1).
+    const revision = call.era.revision;
+    if (!isLegacyRevision(revision)) throw new Error(`initialize negotiated a non-legacy revision ${revision}`);
+    return {
+      protocolVersion: revision,
+      capabilities: this.legacyCapabilities,
+      serverInfo: this.config.serverInfo,
+      ...(this.config.instructions ? { instructions: this.config.instructions } : {}),
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import type { Request, Response } from 'express';
+import type { McpPrincipal } from '../auth/principal.js';
+import type { ClientInfo, EraDecision, JsonObject, JsonRpcId } from '../protocol/index.js';
+
+/** One JSON-RPC request that passed the ladder, as handlers see it. */
+export interface McpCall {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly era: EraDecision;
+  readonly principal?: McpPrincipal;
+  readonly requestId: string;
+  readonly req: Request;
+  readonly res: Response;
+}
+
+/** What `@McpContext()` gives a tool method. */
+export interface McpCallContext {
+  readonly requestId: string;
+  readonly era: 'modern' | 'legacy';
+  readonly protocolVersion: string;
+  readonly clientInfo?: ClientInfo;
+  readonly clientCapabilities?: JsonObject;
+  readonly toolName: string;
+}
+
+export interface McpMethodHandler {
+  readonly method: string;
+  readonly eras: readonly ('modern' | 'legacy')[];
+  handle(call: McpCall): Promise<JsonObject> | JsonObject;
+}

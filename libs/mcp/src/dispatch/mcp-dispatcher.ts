@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { McpExchange } from '../http/exchange.js';
+import { requestIdOf } from '../http/request-id.js';
+import { McpRejectionError } from '../http/send.js';
+import { McpConfig } from '../mcp-config.js';
+import {
+  adaptResponseForLegacyClient,
+  adaptResultForModernClient,
+  methodNotFound,
+  type Rejection,
+  serializeSuccess,
+} from '../protocol/index.js';
+import { CatalogMethods } from './catalog.methods.js';
+import { LifecycleMethods } from './lifecycle.methods.js';
+import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { ToolMethods } from './tool.methods.js';
+
+export type DispatchOutcome = { status: 200; body: string } | { rejection: Rejection };
+
+/** Routes one request that passed the ladder to its method handler and adapts the result to the era. */
+@Injectable()
+export class McpDispatcher {
+  private readonly handlers = new Map<string, McpMethodHandler>();
+
+  constructor(
+    private readonly config: McpConfig,
+    lifecycle: LifecycleMethods,
+    tools: ToolMethods,
+    catalog: CatalogMethods,
+  ) {
+    for (const handler of [...lifecycle.handlers(), ...tools.handlers(), ...catalog.handlers()]) {
+      this.handlers.set(handler.method, handler);
+    }
+  }
+
+  /** Lets other parts of the module (resources, prompts…) replace a method's handler. */
+  register(handler: McpMethodHandler): void {
+    this.handlers.set(handler.method, handler);
+  }
+
+  async dispatch(exchange: Required<McpExchange>, req: Request, res: Response): Promise<DispatchOutcome> {
+    const { message, era } = exchange;
+    const id = message.id!;
+    const handler = this.handlers.get(message.method);
+    if (!handler || !handler.eras.includes(era.era)) {
+      return { rejection: methodNotFound(id, message.method, era.era === 'modern') };
+    }
+    const call: McpCall = {
+      id,
+      method: message.method,
+      params: message.params ?? {},
+      era,
+      principal: this.config.principalOf(req),
+      requestId: requestIdOf(req, res, this.config.options.requestId),
+      req,
+      res,
+    };
+    try {
+      const result = await handler.handle(call);
+      const adapted =
+        era.era === 'modern'
+          ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
+          : adaptResponseForLegacyClient(result);
+      return { status: 200, body: serializeSuccess(id, adapted) };
+    } catch (error) {
+      if (error instanceof McpRejectionError) return { rejection: error.rejection };
+      throw error;
+    }
+  }
+}

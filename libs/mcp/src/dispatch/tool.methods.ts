@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import type { McpPrincipal } from '../auth/principal.js';
+import { formatBearerChallenge } from '../auth/bearer-challenge.js';
+import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
+import { McpRejectionError } from '../http/send.js';
+import { McpConfig } from '../mcp-config.js';
+import { invalidParams, isPlainObject, type JsonObject, reject } from '../protocol/index.js';
+import { AccessPolicy } from './access-policy.js';
+import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { BoundedCache, PagedList } from './paged-list.js';
+import { ToolInvoker } from './tool-invoker.js';
+
+/** `tools/list` and `tools/call` (both eras). */
+@Injectable()
+export class ToolMethods {
+  private readonly lists = new BoundedCache<PagedList<RegisteredTool>>(1024);
+
+  constructor(
+    private readonly registry: McpToolRegistry,
+    private readonly access: AccessPolicy,
+    private readonly invoker: ToolInvoker,
+    private readonly config: McpConfig,
+  ) {}
+
+  handlers(): McpMethodHandler[] {
+    const both = ['modern', 'legacy'] as const;
+    return [
+      { method: 'tools/list', eras: both, handle: (call) => this.list(call) },
+      { method: 'tools/call', eras: both, handle: (call) => this.call(call) },
+    ];
+  }
+
+  /** The tools a principal may run, as a paged list shared by every caller with the same visibility. */
+  visibleTools(principal: McpPrincipal | undefined): PagedList<RegisteredTool> {
+    const build = (): PagedList<RegisteredTool> =>
+      new PagedList(
+        'tools',
+        this.registry.all().filter((tool) => this.access.decide(principal, requirement(tool)) === 'allowed'),
+        (tool) => tool.name,
+        (tool) => tool.listing,
+        this.config.pageSize,
+        this.config.stateKey,
+      );
+    const key = this.access.visibilityKey(principal);
+    return key === undefined ? build() : this.lists.getOrCreate(key, build);
+  }
+
+  private list(call: McpCall): JsonObject {
+    const page = this.visibleTools(call.principal).page(call.params.cursor);
+    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
+    return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
+  }
+
+  private async call(call: McpCall): Promise<JsonObject> {
+    const { params } = call;
+    const name = params.name;
+    if (typeof name !== 'string') throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "name" must be a string'));
+    const tool = this.registry.get(name);
+    const decision = tool ? this.access.decide(call.principal, requirement(tool)) : 'hidden';
+    // A role cannot be stepped up, so a role-hidden tool is indistinguishable from an unknown one.
+    if (!tool || decision === 'hidden') throw new McpRejectionError(invalidParams(call.id, `Unknown tool: ${name}`));
+    if (decision === 'missing_scope') throw new McpRejectionError(this.insufficientScope(call, tool));
+    // Gateway compatibility (seed 004): `payload` stands in for absent `arguments`.
+    const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
+    if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
+    if (tool.annotations.destructiveHint && this.config.destructiveTools === 'refuse') {
+      return confirmationRequired(tool);
+    }
+    return this.invoker.invoke(tool, args, call);
+  }
+
+  private insufficientScope(call: McpCall, tool: RegisteredTool) {
+    const scope = tool.scopes.join(' ');
+    const description = `The token lacks the scope(s) needed for ${tool.name}: ${scope}`;
+    return reject('insufficient_scope', 403, -32600, description, call.id, {
+      headers: {
+        'WWW-Authenticate': formatBearerChallenge({
+          error: 'insufficient_scope',
+          errorDescription: description,
+          scope,
+          resourceMetadata: this.config.resourceMetadataUrl(call.req),
+        }),
+      },
+      exactBody: JSON.stringify({ error: 'insufficient_scope', error_description: description, scope }),
+    });
+  }
+}
+
+function requirement(tool: RegisteredTool) {
+  return { kind: 'tool' as const, name: tool.name, scopes: tool.scopes, roles: tool.roles };
+}
+
+function confirmationRequired(tool: RegisteredTool): JsonObject {
+  const body = {
+    error: {
+      code: 'confirmation_required',
+      message: `${tool.name} is destructive and needs the person's confirmation, which this server cannot obtain yet; it was not run.`,
+    },
+  };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+}

@@ -1,0 +1,24 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { exchangeOf } from '../http/exchange.js';
+import { McpRejectionError, setCommonHeaders } from '../http/send.js';
+import { McpConfig } from '../mcp-config.js';
+import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
+
+/** Rung 11 of wire.md §2: decides the era of the request from its body, cross-checked with the header. */
+@Injectable()
+export class EraGuard implements CanActivate {
+  constructor(private readonly config: McpConfig) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    const exchange = exchangeOf(req);
+    if (!exchange.message) throw new Error('EraGuard runs after McpTransportGuard');
+    const header = req.headers[HEADER_PROTOCOL_VERSION];
+    const decision = classifyEra(exchange.message, typeof header === 'string' ? header : undefined, this.config.protocolVersions);
+    if (isRejection(decision)) throw new McpRejectionError(decision);
+    exchange.era = decision;
+    setCommonHeaders(context.switchToHttp().getResponse<Response>(), decision.revision);
+    return true;
+  }
+}

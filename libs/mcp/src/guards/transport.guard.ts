@@ -1,0 +1,55 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { exchangeOf } from '../http/exchange.js';
+import { readBody } from '../http/read-body.js';
+import { McpRejectionError } from '../http/send.js';
+import { McpConfig } from '../mcp-config.js';
+import {
+  bodyTooLarge,
+  ErrorCode,
+  isJsonContentType,
+  isRejection,
+  methodNotAllowed,
+  parseJsonRpc,
+  reject,
+  unsupportedMediaType,
+  validateJsonRpc,
+} from '../protocol/index.js';
+
+/**
+ * Rungs 4–9 of wire.md §2, after authentication: POST only, JSON only, the body read under the
+ * limit, then parsed into exactly one JSON-RPC request or notification.
+ */
+@Injectable()
+export class McpTransportGuard implements CanActivate {
+  constructor(private readonly config: McpConfig) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request>();
+    if (req.method !== 'POST') throw new McpRejectionError(methodNotAllowed(req.method));
+    if (!isJsonContentType(req.headers['content-type'])) {
+      throw new McpRejectionError(unsupportedMediaType(req.headers['content-type']));
+    }
+    const exchange = exchangeOf(req);
+    if (req.readableEnded && req.body !== undefined) {
+      // An app-wide parser consumed the body before us (adopters who keep Nest's parser on this path).
+      const message = validateJsonRpc(req.body);
+      if (isRejection(message)) throw new McpRejectionError(message);
+      exchange.message = message;
+      return true;
+    }
+    const body = await readBody(req, this.config.bodyLimit);
+    if (!body.ok) {
+      throw new McpRejectionError(
+        body.reason === 'too_large'
+          ? bodyTooLarge(this.config.bodyLimit)
+          : reject('parse_error', 400, ErrorCode.ParseError, 'Parse error: the body could not be read', null),
+      );
+    }
+    const message = parseJsonRpc(body.text);
+    if (isRejection(message)) throw new McpRejectionError(message);
+    exchange.message = message;
+    return true;
+  }
+}

@@ -1,0 +1,39 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { McpConfig } from '../mcp-config.js';
+import { internalError } from '../protocol/index.js';
+import { exchangeOf } from './exchange.js';
+import { requestIdOf } from './request-id.js';
+import { McpRejectionError, sendJson, sendRejection } from './send.js';
+
+/**
+ * Writes every failure of the endpoint: ladder rejections as compact JSON-RPC errors, HttpExceptions
+ * of the app's own guards (401 challenges, 403) with their body, and anything else as a 500 with
+ * `-32603` and no internal detail (rung 16) — the error itself goes to the log with the request id.
+ */
+@Catch()
+@Injectable()
+export class McpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('McpEndpoint');
+
+  constructor(private readonly config: McpConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const res = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof McpRejectionError) {
+      sendRejection(res, exception.rejection);
+      return;
+    }
+    if (exception instanceof HttpException) {
+      const body = exception.getResponse();
+      sendJson(res, exception.getStatus(), JSON.stringify(typeof body === 'string' ? { message: body } : body));
+      return;
+    }
+    const requestId = requestIdOf(req, res, this.config.options.requestId);
+    this.logger.error(
+      `request ${requestId} failed: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+    );
+    sendRejection(res, internalError(exchangeOf(req).message?.id ?? null, requestId));
+  }
+}

@@ -1,0 +1,35 @@
+export { McpModule } from './mcp.module.js';
+export { McpConfig } from './mcp-config.js';
+export {
+  MCP_MODULE_OPTIONS,
+  type McpModuleOptions,
+  type McpModuleAsyncOptions,
+  type McpModuleDeclaration,
+  type McpAccessRequirement,
+  type McpToolAnnotationDefaults,
+} from './mcp.options.js';
+export type { McpPrincipal } from './auth/principal.js';
+export {
+  formatBearerChallenge,
+  protectedResourceMetadataUrl,
+  canonicalResourceUrl,
+  type BearerChallenge,
+} from './auth/bearer-challenge.js';
+export { McpTool, type McpToolOptions, type McpToolAnnotations } from './discovery/mcp-tool.decorator.js';
+export {
+  McpArg,
+  McpInput,
+  McpCaller,
+  McpContext,
+  McpHttpRequest,
+  type McpArgOptions,
+} from './discovery/mcp-param.decorators.js';
+export { McpToolRegistry, type RegisteredTool } from './discovery/tool-registry.js';
+export { McpToolResult, type McpContent } from './dispatch/tool-result.js';
+export type { McpCallContext } from './dispatch/mcp-call.js';
+export { AccessPolicy, type AccessDecision } from './dispatch/access-policy.js';
+export { EraGuard } from './guards/era.guard.js';
+export { HeaderMatchGuard } from './guards/header-match.guard.js';
+export { McpTransportGuard } from './guards/transport.guard.js';
+export { JSONSchema } from 'class-validator-jsonschema';
+export * as protocol from './protocol/index.js';

@@ -1,0 +1,73 @@
+import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { AccessPolicy } from './dispatch/access-policy.js';
+import { CatalogMethods } from './dispatch/catalog.methods.js';
+import { LifecycleMethods } from './dispatch/lifecycle.methods.js';
+import { McpDispatcher } from './dispatch/mcp-dispatcher.js';
+import { ToolInvoker } from './dispatch/tool-invoker.js';
+import { ToolMethods } from './dispatch/tool.methods.js';
+import { McpToolRegistry } from './discovery/tool-registry.js';
+import { McpEntryMiddleware } from './http/entry.middleware.js';
+import { McpExceptionFilter } from './http/mcp-exception.filter.js';
+import { createMcpController } from './http/mcp.controller.js';
+import { createProtectedResourceController } from './http/protected-resource.controller.js';
+import { EraGuard } from './guards/era.guard.js';
+import { HeaderMatchGuard } from './guards/header-match.guard.js';
+import { McpTransportGuard } from './guards/transport.guard.js';
+import { MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
+import {
+  MCP_MODULE_OPTIONS,
+  type McpModuleAsyncOptions,
+  type McpModuleDeclaration,
+  type McpModuleOptions,
+} from './mcp.options.js';
+
+const PROVIDERS = [
+  McpConfig,
+  McpToolRegistry,
+  AccessPolicy,
+  ToolInvoker,
+  ToolMethods,
+  LifecycleMethods,
+  CatalogMethods,
+  McpDispatcher,
+  McpTransportGuard,
+  EraGuard,
+  HeaderMatchGuard,
+  McpExceptionFilter,
+];
+
+/**
+ * `McpModule.forRoot(options)` / `forRootAsync({ useFactory, inject })` serve one stateless MCP
+ * endpoint. The path and the app's guards are declared statically (they shape routes); everything
+ * else may come from a factory.
+ */
+@Module({})
+export class McpModule implements NestModule {
+  constructor(private readonly config: McpConfig) {}
+
+  static forRoot(options: McpModuleOptions & McpModuleDeclaration): DynamicModule {
+    return McpModule.declare(options, [{ provide: MCP_MODULE_OPTIONS, useValue: options }]);
+  }
+
+  static forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
+    return McpModule.declare(options, [
+      { provide: MCP_MODULE_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
+    ]);
+  }
+
+  private static declare(declaration: McpModuleDeclaration, optionProviders: DynamicModule['providers']): DynamicModule {
+    const path = normalizePath(declaration.path);
+    return {
+      module: McpModule,
+      imports: [DiscoveryModule, ...(declaration.imports ?? [])],
+      controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path)],
+      providers: [...(optionProviders ?? []), { provide: MCP_ENDPOINT_PATH, useValue: path }, ...PROVIDERS],
+      exports: [McpConfig, McpToolRegistry, AccessPolicy],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(McpEntryMiddleware).forRoutes({ path: this.config.path, method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,82 @@
+import type { CanActivate, ModuleMetadata, Type, ValidationPipeOptions } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { McpPrincipal } from './auth/principal.js';
+import type { ServerInfo } from './protocol/index.js';
+
+export const MCP_MODULE_OPTIONS = Symbol('MCP_MODULE_OPTIONS');
+
+export interface McpToolAnnotationDefaults {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a target (tool, resource, prompt) requires; fed to the one authorization decision. */
+export interface McpAccessRequirement {
+  readonly kind: 'tool' | 'resource' | 'prompt';
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly roles: readonly string[];
+}
+
+export interface McpModuleOptions {
+  /** Endpoint path (default `mcp`). Fixed when the module is declared, also with forRootAsync. */
+  path?: string;
+  serverInfo: ServerInfo;
+  instructions?: string;
+  /** Protocol revisions served, any order (default: all four the module knows). */
+  protocolVersions?: readonly string[];
+  /** Public base URL, e.g. `https://api.example.com` (used for the Origin check and OAuth URLs). */
+  publicBaseUrl?: string;
+  /** Browser origins allowed besides the public origin and localhost. */
+  allowedOrigins?: readonly string[];
+  /** Request body limit in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Reads the verified principal that the app's guard put on the request (default: `req.user`). */
+  principal?: (req: Request) => McpPrincipal | undefined;
+  /** Extra authorization predicate, applied after scopes and roles (e.g. feature flags). */
+  authorize?: (principal: McpPrincipal | undefined, target: McpAccessRequirement) => boolean;
+  /** The ValidationPipe options of the app's REST routes; tool arguments are validated the same way. */
+  validation?: ValidationPipeOptions;
+  /** Shapes a tool's return value as the REST route does (e.g. wraps it in `{ data }`); default: as is. */
+  presentResult?: (value: unknown) => unknown;
+  /** The error body the REST API sends for an HttpException (default: `exception.getResponse()`). */
+  errorBody?: (exception: import('@nestjs/common').HttpException) => unknown;
+  /** Request id for logs and generic error messages (default: the response's `Request-Id` header or a new UUID). */
+  requestId?: (req: Request, res: Response) => string;
+  /** Defaults for tool annotations not given on `@McpTool` (all false unless set). */
+  annotationDefaults?: McpToolAnnotationDefaults;
+  /** Page size of tools/list, resources/list, templates/list and prompts/list (default 100). */
+  pageSize?: number;
+  /** Secret for cursors (and later request state); random per process if absent. */
+  stateKey?: string | Buffer;
+  /**
+   * OAuth protected-resource metadata (RFC 9728). When set, the module serves
+   * `/.well-known/oauth-protected-resource<path>` and `/.well-known/oauth-protected-resource`,
+   * and challenges name it.
+   */
+  protectedResource?: {
+    authorizationServers: readonly string[];
+    scopesSupported?: readonly string[];
+    resourceName?: string;
+  };
+  /** Answer 2025-era `logging/setLevel` with `{}` and advertise `logging` (off by default). */
+  legacyLogging?: boolean;
+  /** How destructive tools are handled until a confirmation flow exists: refuse (default) or run. */
+  destructiveTools?: 'refuse' | 'run';
+}
+
+/** Declaration-time options: they shape routes and guards, so they cannot come from a factory. */
+export interface McpModuleDeclaration {
+  path?: string;
+  /** Guards run before the MCP ladder, e.g. the app's bearer authentication (rung 3). */
+  guards?: Type<CanActivate>[];
+  /** Modules the guards' dependencies come from. */
+  imports?: ModuleMetadata['imports'];
+}
+
+export interface McpModuleAsyncOptions extends McpModuleDeclaration {
+  inject?: any[];
+  useFactory: (...args: any[]) => McpModuleOptions | Promise<McpModuleOptions>;
+}
