@@ -1,0 +1,40 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { McpModule } from '@app/mcp';
+import { AuthModule } from './auth/auth.module.js';
+import { McpAuthGuard } from './auth/auth.guards.js';
+import { ApiExceptionFilter } from './common/api-exception.filter.js';
+import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { MeController } from './me/me.controller.js';
+import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
+import { loadStateKey } from './mcp/state-key.js';
+
+@Global()
+@Module({})
+class ConfigModule {
+  static with(config: AppConfig): DynamicModule {
+    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+  }
+}
+
+/** The Kadu monolith: its REST API under /api/v1 and its MCP endpoint on /mcp. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.with(config),
+        AuthModule,
+        McpModule.forRootAsync({
+          path: 'mcp',
+          guards: [McpAuthGuard],
+          inject: [APP_CONFIG],
+          useFactory: (cfg: AppConfig) => ({ ...kaduMcpOptions(cfg), stateKey: loadStateKey(cfg) }),
+        }),
+      ],
+      controllers: [MeController],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+    };
+  }
+}

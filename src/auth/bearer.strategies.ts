@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import bearer from 'passport-http-bearer';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { KaduPrincipal } from './kadu-principal.js';
+import { TokenVerifier } from './token-verifier.js';
+
+// Default import: under vitest in an ESM project the CJS named export is lost (toolchain.md §4.4).
+const { Strategy } = bearer;
+
+const failures = new WeakMap<Request, string>();
+
+/** Why the token of this request was refused, for the challenge's error_description. */
+export function authFailureOf(req: Request): string | undefined {
+  return failures.get(req);
+}
+
+async function verifyFor(verifier: TokenVerifier, audience: string, req: Request, token: string): Promise<KaduPrincipal | false> {
+  const result = await verifier.verify(token, audience);
+  if (result.ok) return result.principal;
+  failures.set(req, result.reason);
+  return false;
+}
+
+/** Tokens for the MCP door: audience = the MCP endpoint's canonical URL. */
+@Injectable()
+export class McpBearerStrategy extends PassportStrategy(Strategy, 'mcp-bearer') {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super({ passReqToCallback: true });
+  }
+
+  validate(req: Request, token: string): Promise<KaduPrincipal | false> {
+    return verifyFor(this.verifier, this.config.mcpAudience, req, token);
+  }
+}
+
+/** Tokens for the REST door: audience = the API. A token stolen from one door does not open the other. */
+@Injectable()
+export class ApiBearerStrategy extends PassportStrategy(Strategy, 'api-bearer') {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super({ passReqToCallback: true });
+  }
+
+  validate(req: Request, token: string): Promise<KaduPrincipal | false> {
+    return verifyFor(this.verifier, this.config.apiAudience, req, token);
+  }
+}

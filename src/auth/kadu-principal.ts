@@ -1,0 +1,15 @@
+import type { McpPrincipal } from '@app/mcp';
+import type { Role } from './scopes.js';
+
+/** The verified caller: what API handlers and tools see instead of the token. */
+export interface KaduPrincipal extends McpPrincipal {
+  /** The member's identity at the authorization server (the token's `sub`, an email in development). */
+  readonly subject: string;
+  /** Organisation slug, from the token only. */
+  readonly org: string;
+  readonly role: Role;
+  /** The role and the roles it implies. */
+  readonly roles: readonly Role[];
+  readonly scopes: readonly string[];
+  readonly clientId?: string;
+}

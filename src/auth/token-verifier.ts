@@ -1,0 +1,85 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { loadOrCreateDevKey } from './dev-signing-key.js';
+import type { KaduPrincipal } from './kadu-principal.js';
+import { impliedRoles, isRole, scopesForRole } from './scopes.js';
+
+export type Verification = { ok: true; principal: KaduPrincipal } | { ok: false; reason: string };
+
+type KeySet = Parameters<typeof jwtVerify>[1];
+
+/**
+ * Verifies access tokens (JWT) against the authorization server's JWKS — or the development key —
+ * checking signature, exp/nbf (30 s skew), issuer and the audience of the door being used.
+ */
+@Injectable()
+export class TokenVerifier implements OnModuleInit {
+  private keys!: KeySet;
+  private publicJwks: { keys: object[] } = { keys: [] };
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.devTokens) {
+      const key = await loadOrCreateDevKey(this.config.dataDir);
+      this.publicJwks = { keys: [key.publicJwk] };
+      this.keys = createLocalJWKSet(this.publicJwks as Parameters<typeof createLocalJWKSet>[0]) as KeySet;
+    } else {
+      this.keys = createRemoteJWKSet(new URL(this.config.oauthJwksUrl as string)) as KeySet;
+    }
+  }
+
+  /** The development JWKS, published so that other tools can verify local tokens. */
+  jwks(): { keys: object[] } {
+    return this.publicJwks;
+  }
+
+  async verify(token: string, audience: string): Promise<Verification> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys, {
+        issuer: this.config.oauthIssuer,
+        audience,
+        clockTolerance: 30,
+        algorithms: ['ES256', 'RS256', 'PS256', 'EdDSA'],
+      }));
+    } catch (error) {
+      return { ok: false, reason: describe(error) };
+    }
+    return toPrincipal(payload);
+  }
+}
+
+function toPrincipal(payload: JWTPayload): Verification {
+  const { sub, org, role, scope, client_id: clientId } = payload as JWTPayload & Record<string, unknown>;
+  if (typeof sub !== 'string' || sub === '') return { ok: false, reason: 'the token has no subject' };
+  if (typeof org !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(org)) return { ok: false, reason: 'the token names no valid organisation' };
+  if (!isRole(role)) return { ok: false, reason: 'the token names no valid role' };
+  const granted = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
+  // A token never carries more than its role allows.
+  const allowed = new Set(scopesForRole(role));
+  const principal: KaduPrincipal = {
+    subject: sub,
+    org,
+    role,
+    roles: impliedRoles(role),
+    scopes: granted.filter((s) => allowed.has(s)),
+    ...(typeof clientId === 'string' ? { clientId } : {}),
+  };
+  return { ok: true, principal };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'the token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'the token was not issued for this resource (audience)';
+    if (error.claim === 'iss') return 'the token was not issued by the expected authorization server';
+    if (error.claim === 'nbf') return 'the token is not valid yet';
+    return `the token's ${error.claim} claim is invalid`;
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
+    return 'the token signature is not valid';
+  }
+  return 'the token is malformed or cannot be verified';
+}

@@ -1,0 +1,24 @@
+import { type INestApplication, type LoggerService, type LogLevel, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module.js';
+import { applyServerTimeouts, configureHttp } from './common/http-setup.js';
+import { VALIDATION_OPTIONS } from './common/validation.js';
+import { type AppConfig } from './config/app-config.js';
+
+/** Builds the Kadu app exactly as `main.ts` runs it; tests call it with their own configuration. */
+export async function createKaduApp(
+  config: AppConfig,
+  logger: LoggerService | LogLevel[] | false = ['error', 'warn', 'log'],
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger,
+  });
+  configureHttp(app, config);
+  app.useGlobalPipes(new ValidationPipe(VALIDATION_OPTIONS));
+  app.enableShutdownHooks();
+  await app.init();
+  applyServerTimeouts(app);
+  return app;
+}

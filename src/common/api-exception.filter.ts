@@ -1,0 +1,23 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { apiErrorBody } from './api-error.js';
+
+/** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Api');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) return;
+    if (exception instanceof HttpException && exception.getStatus() < 500) {
+      res.status(exception.getStatus()).json(apiErrorBody(exception));
+      return;
+    }
+    const requestId = String(res.getHeader('Request-Id') ?? '');
+    this.logger.error(
+      `request ${requestId} failed: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
+    );
+    res.status(500).json({ status: 500, errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }] });
+  }
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppConfig } from '../config/app-config.js';
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/**
+ * Express-level setup shared by `main.ts` and the tests. The app is created with Nest's body
+ * parser off: the MCP endpoint reads its own body after authentication (wire.md rungs 3–7), and
+ * every other route gets a 1 MiB JSON parser whose 413 uses the API's envelope.
+ */
+export function configureHttp(app: INestApplication, config: AppConfig, mcpPath = '/mcp'): void {
+  const instance = app.getHttpAdapter().getInstance() as express.Express;
+  instance.disable('x-powered-by');
+  instance.set('trust proxy', 'loopback');
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers['x-request-id'];
+    res.setHeader('Request-Id', typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID());
+    next();
+  });
+  const json = express.json({ limit: config.bodyLimit });
+  const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.path === mcpPath) return next();
+    json(req, res, (jsonError?: unknown) => {
+      if (jsonError) return sendParserError(res, jsonError);
+      form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));
+    });
+  });
+}
+
+function sendParserError(res: Response, error: unknown): void {
+  const { status, type } = error as { status?: number; type?: string };
+  if (status === 413 || type === 'entity.too.large') {
+    res.setHeader('Connection', 'close');
+    res.status(413).json({ status: 413, errors: [{ code: 'payload_too_large', title: 'Payload too large', detail: 'The body exceeds 1048576 bytes' }] });
+    return;
+  }
+  res.status(400).json({ status: 400, errors: [{ code: 'invalid_json', title: 'Invalid JSON', detail: 'The body is not valid JSON' }] });
+}
+
+/** Bounds slow or stalled bodies and idle connections (security.md §Origin and transport hygiene). */
+export function applyServerTimeouts(app: INestApplication): void {
+  const server = app.getHttpServer() as import('node:http').Server;
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 15_000;
+  server.keepAliveTimeout = 5_000;
+}

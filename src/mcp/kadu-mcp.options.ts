@@ -1,0 +1,30 @@
+import type { McpModuleOptions } from '@app/mcp';
+import type { Request } from 'express';
+import { apiErrorBody } from '../common/api-error.js';
+import { VALIDATION_OPTIONS } from '../common/validation.js';
+import type { AppConfig } from '../config/app-config.js';
+import { ALL_SCOPES } from '../auth/scopes.js';
+import { KADU_INSTRUCTIONS } from './kadu-instructions.js';
+
+export const KADU_VERSION = '1.0.0';
+
+/** How Kadu configures McpModule: its seed's revisions, its validation and error envelope, its OAuth metadata. */
+export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
+  return {
+    serverInfo: { name: 'kadu', title: 'Kadu', version: KADU_VERSION },
+    instructions: KADU_INSTRUCTIONS,
+    protocolVersions: ['2026-07-28', '2025-06-18', '2025-03-26'],
+    publicBaseUrl: config.publicBaseUrl,
+    bodyLimit: config.bodyLimit,
+    validation: VALIDATION_OPTIONS,
+    errorBody: apiErrorBody,
+    requestId: (_req: Request, res) => String(res.getHeader('Request-Id')),
+    annotationDefaults: { openWorldHint: false },
+    stateKey: config.mcpStateKey,
+    protectedResource: {
+      authorizationServers: [config.oauthIssuer],
+      scopesSupported: ALL_SCOPES,
+      resourceName: 'Kadu MCP',
+    },
+  };
+}
