@@ -17,6 +17,13 @@ export function authFailureOf(req: Request): string | undefined {
 }
 
 async function verifyFor(verifier: TokenVerifier, audience: string, req: Request, token: string): Promise<KaduPrincipal | false> {
+  // passport-http-bearer also reads `access_token` from the query and body; a token there leaks into
+  // logs and histories, so only the Authorization header counts (security.md).
+  const header = req.headers.authorization ?? '';
+  if (!/^bearer\s+/i.test(header) || header.replace(/^bearer\s+/i, '').trim() !== token) {
+    failures.set(req, 'the token must be sent in the Authorization header');
+    return false;
+  }
   const result = await verifier.verify(token, audience);
   if (result.ok) return result.principal;
   failures.set(req, result.reason);

@@ -1,0 +1,61 @@
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
+
+/** The official TypeScript clients against the running Kadu app (issue 2 acceptance). */
+let kadu: KaduTestApp;
+let endpoint: URL;
+
+beforeAll(async () => {
+  kadu = await startKadu();
+  await kadu.app.listen(0, '127.0.0.1');
+  endpoint = new URL(`http://127.0.0.1:${(kadu.server.address() as { port: number }).port}/mcp`);
+});
+afterAll(() => kadu.close());
+
+const auth = (token?: string) => ({ requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} } });
+
+describe('@modelcontextprotocol/client 2.4.0', () => {
+  it('negotiates 2026-07-28 through server/discover and lists tools', async () => {
+    const client = new ClientV2({ name: 'v2-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new TransportV2(endpoint, auth(await kadu.token())));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect(client.getServerVersion()).toMatchObject({ name: 'kadu', version: '1.0.0' });
+      const { tools } = await client.listTools();
+      expect(Array.isArray(tools)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('gets 401 without a token', async () => {
+    const client = new ClientV2({ name: 'v2-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await expect(client.connect(new TransportV2(endpoint, auth()))).rejects.toThrow(/401|Unauthorized/i);
+  });
+});
+
+describe('@modelcontextprotocol/sdk 1.32.2', () => {
+  it('completes initialize on a 2025 revision and lists tools', async () => {
+    const client = new ClientV1({ name: 'v1-test', version: '1.0.0' });
+    await client.connect(new TransportV1(endpoint, auth(await kadu.token())));
+    try {
+      expect(['2025-06-18', '2025-03-26']).toContain((client as unknown as { _transport: { protocolVersion?: string } })._transport.protocolVersion);
+      expect(client.getServerVersion()).toMatchObject({ name: 'kadu', title: 'Kadu' });
+      expect(client.getInstructions()).toContain('Kadu');
+      const { tools } = await client.listTools();
+      expect(Array.isArray(tools)).toBe(true);
+      await expect(client.ping()).resolves.toEqual({});
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('gets 401 without a token', async () => {
+    const client = new ClientV1({ name: 'v1-test', version: '1.0.0' });
+    const failure = client.connect(new TransportV1(endpoint, auth()));
+    await expect(failure).rejects.toMatchObject({ code: 401 });
+    await expect(failure).rejects.toThrow(/invalid_token/);
+  });
+});
