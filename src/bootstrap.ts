@@ -14,6 +14,7 @@ export async function createKaduApp(
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     logger,
+    abortOnError: false,
   });
   configureHttp(app, config);
   app.useGlobalPipes(new ValidationPipe(VALIDATION_OPTIONS));

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-const auth = (token?: string) => ({ requestInit: { headers: token ? { Authorization: `Bearer ${token}` } : {} } });
+const auth = (token?: string) => ({ requestInit: { headers: (token ? { Authorization: `Bearer ${token}` } : {}) as Record<string, string> } });
 
 describe('@modelcontextprotocol/client 2.4.0', () => {
   it('negotiates 2026-07-28 through server/discover and lists tools', async () => {
