@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { DtoSchemaBuilder } from './dto-schema.js';
+import { buildToolInputClass } from './tool-input-class.js';
+
+class LineDto {
+  @IsString()
+  @MaxLength(20)
+  sku: string;
+
+  @IsNumber()
+  @Min(0)
+  @Max(1000)
+  amount: number;
+}
+
+class InvoiceDto {
+  @IsEmail()
+  @JSONSchema({ description: 'Who pays' })
+  payer_email: string;
+
+  @IsIn(['brl', 'usd'])
+  currency: string;
+
+  @IsOptional()
+  @Matches(/^[A-Z]{3}-\d+$/)
+  reference?: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10)
+  @ValidateNested({ each: true })
+  @Type(() => LineDto)
+  lines: LineDto[];
+
+  @IsOptional()
+  @IsBoolean()
+  draft?: boolean;
+}
+
+describe('DtoSchemaBuilder', () => {
+  const builder = new DtoSchemaBuilder();
+
+  it('maps types, formats, enums, patterns, bounds, array sizes and descriptions', () => {
+    const schema = builder.build(InvoiceDto);
+    expect(schema).toMatchObject({
+      type: 'object',
+      properties: {
+        payer_email: { type: 'string', format: 'email', description: 'Who pays' },
+        currency: { enum: ['brl', 'usd'] },
+        reference: { type: 'string', pattern: '^[A-Z]{3}-\\d+$' },
+        lines: { type: 'array', minItems: 1, maxItems: 10, items: { $ref: '#/$defs/LineDto' } },
+        draft: { type: 'boolean' },
+      },
+      required: ['payer_email', 'currency', 'lines'],
+    });
+    expect(schema).not.toHaveProperty('additionalProperties');
+  });
+
+  it('makes nested DTOs self-contained under $defs', () => {
+    const schema = builder.build(InvoiceDto, true);
+    expect(schema.$defs).toEqual({
+      LineDto: {
+        type: 'object',
+        properties: { sku: { type: 'string', maxLength: 20 }, amount: { type: 'number', minimum: 0, maximum: 1000 } },
+        required: ['sku', 'amount'],
+        additionalProperties: false,
+      },
+    });
+    expect(schema.additionalProperties).toBe(false);
+    expect(JSON.stringify(schema)).not.toContain('#/definitions/');
+  });
+
+  it('merges id arguments and DTO fields into one flat input', () => {
+    const Input = buildToolInputClass('invoices_update', InvoiceDto, [
+      { name: 'invoice_id', type: String, options: { description: 'The invoice', validators: [IsUUID('7')] } },
+      { name: 'notify', type: Boolean, options: { required: false } },
+    ]);
+    const schema = builder.build(Input, true);
+    expect(schema.properties).toMatchObject({
+      invoice_id: { type: 'string', format: 'uuid', description: 'The invoice' },
+      notify: { type: 'boolean' },
+      payer_email: { format: 'email' },
+    });
+    expect(schema.required).toEqual(expect.arrayContaining(['invoice_id', 'payer_email', 'currency', 'lines']));
+    expect(schema.required).not.toContain('notify');
+  });
+});
