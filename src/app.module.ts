@@ -5,7 +5,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { McpAuthGuard } from './auth/auth.guards.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
-import { MeController } from './me/me.controller.js';
+import { KaduModule } from './kadu.module.js';
 import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
 import { loadStateKey } from './mcp/state-key.js';
 
@@ -26,6 +26,7 @@ export class AppModule {
       imports: [
         ConfigModule.with(config),
         AuthModule,
+        KaduModule,
         McpModule.forRootAsync({
           path: 'mcp',
           guards: [McpAuthGuard],
@@ -33,7 +34,6 @@ export class AppModule {
           useFactory: (cfg: AppConfig) => ({ ...kaduMcpOptions(cfg), stateKey: loadStateKey(cfg) }),
         }),
       ],
-      controllers: [MeController],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
   }

@@ -14,8 +14,16 @@ export interface ApiErrorBody {
 }
 
 export class ApiError extends HttpException {
+  /** Response headers that go with the error (e.g. Retry-After on 429). */
+  headers: Record<string, string> = {};
+
   constructor(status: number, code: string, title: string, detail?: string, param?: string) {
     super(envelope(status, [{ code, title, ...(detail ? { detail } : {}), ...(param ? { param } : {}) }]), status);
+  }
+
+  withHeader(name: string, value: string): this {
+    this.headers[name] = value;
+    return this;
   }
 
   static many(status: number, errors: ApiErrorItem[]): ApiError {

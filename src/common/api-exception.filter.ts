@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { apiErrorBody } from './api-error.js';
+import { ApiError, apiErrorBody } from './api-error.js';
 
 /** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */
 @Catch()
@@ -11,6 +11,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
     if (exception instanceof HttpException && exception.getStatus() < 500) {
+      if (exception instanceof ApiError) for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
       res.status(exception.getStatus()).json(apiErrorBody(exception));
       return;
     }

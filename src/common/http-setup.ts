@@ -22,7 +22,8 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
   const json = express.json({ limit: config.bodyLimit });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.path === mcpPath) return next();
+    // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk.
+    if (req.path === mcpPath || req.path.startsWith('/api/v1/uploads/')) return next();
     json(req, res, (jsonError?: unknown) => {
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));

@@ -19,6 +19,20 @@ export interface AppConfig {
   /** The only audience the REST API accepts. */
   readonly apiAudience: string;
   readonly bodyLimit: number;
+  /** Largest upload accepted on a presigned URL (KADU_MAX_FILE_BYTES, default 50 MiB). */
+  readonly maxFileBytes: number;
+  readonly uploadUrlTtlSeconds: number;
+  readonly downloadUrlTtlSeconds: number;
+  /** Loopback webhook URLs are refused unless explicitly allowed (development and tests). */
+  readonly webhookAllowLoopback: boolean;
+  readonly webhookRetryBaseMs: number;
+  readonly webhookMaxAttempts: number;
+  readonly webhookTimeoutMs: number;
+  readonly executionConcurrency: number;
+  /** Pause inside each simulated agent step (KADU_STEP_DELAY_MS), to watch executions run. */
+  readonly stepDelayMs: number;
+  /** PostgreSQL schema (DATABASE_SCHEMA) when DATABASE_URL is set. */
+  readonly databaseSchema?: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -50,7 +64,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mcpAudience: env.MCP_AUDIENCE ?? `${publicBaseUrl}/mcp`,
     apiAudience: env.API_AUDIENCE ?? `${publicBaseUrl}/api/v1`,
     bodyLimit: 1_048_576,
+    maxFileBytes: number(env.KADU_MAX_FILE_BYTES, 50 * 1024 * 1024),
+    uploadUrlTtlSeconds: number(env.KADU_UPLOAD_URL_TTL, 600),
+    downloadUrlTtlSeconds: number(env.KADU_DOWNLOAD_URL_TTL, 300),
+    webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === 'true',
+    webhookRetryBaseMs: number(env.WEBHOOK_RETRY_BASE_MS, 1000),
+    webhookMaxAttempts: number(env.WEBHOOK_MAX_ATTEMPTS, 5),
+    webhookTimeoutMs: number(env.WEBHOOK_TIMEOUT_MS, 5000),
+    executionConcurrency: number(env.KADU_EXECUTION_CONCURRENCY, 2),
+    stepDelayMs: number(env.KADU_STEP_DELAY_MS, 0),
+    databaseSchema: schema(env.DATABASE_SCHEMA),
   };
+}
+
+function number(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`expected a non-negative number, got '${value}'`);
+  return n;
+}
+
+function schema(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) throw new Error('DATABASE_SCHEMA must be a lower-case SQL identifier');
+  return value;
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {

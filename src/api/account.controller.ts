@@ -1,0 +1,25 @@
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import { ApiAuthGuard } from '../auth/auth.guards.js';
+import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
+import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { PermissionGuard, Requires } from '../auth/permission.guard.js';
+import { PERMISSIONS } from '../auth/permissions.js';
+import { AccountService } from '../usage/account.service.js';
+
+@Controller('api/v1')
+@UseGuards(ApiAuthGuard, PermissionGuard)
+export class AccountController {
+  constructor(private readonly account: AccountService) {}
+
+  @Get('me')
+  @Requires(PERMISSIONS.me)
+  me(@CurrentPrincipal() principal: KaduPrincipal) {
+    return this.account.me(principal);
+  }
+
+  @Get('usage')
+  @Requires(PERMISSIONS.usageRead)
+  usage(@CurrentPrincipal() principal: KaduPrincipal) {
+    return this.account.usage(principal);
+  }
+}

@@ -1,0 +1,33 @@
+import { join } from 'node:path';
+import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE, type Database } from './database.js';
+import { migrate } from './migrations.js';
+import { PgliteDatabase } from './pglite-database.js';
+import { PostgresDatabase } from './postgres-database.js';
+
+/** Opens the store the configuration names — PostgreSQL with DATABASE_URL, else embedded PGlite — and migrates it. */
+export async function openDatabase(config: AppConfig): Promise<Database> {
+  const db = config.databaseUrl
+    ? await PostgresDatabase.open(config.databaseUrl, config.databaseSchema)
+    : await PgliteDatabase.open(join(config.dataDir, 'db'));
+  const applied = await migrate(db);
+  if (applied) new Logger('Database').log(`${db.driver}: applied ${applied} migration(s)`);
+  return db;
+}
+
+@Injectable()
+class DatabaseCloser implements OnApplicationShutdown {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.db.close();
+  }
+}
+
+@Global()
+@Module({
+  providers: [{ provide: DATABASE, inject: [APP_CONFIG], useFactory: openDatabase }, DatabaseCloser],
+  exports: [DATABASE],
+})
+export class DatabaseModule {}

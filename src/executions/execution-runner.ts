@@ -1,0 +1,161 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { newId } from '../common/ids.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE, type Database } from '../db/database.js';
+import { FileStorage } from '../files/file-storage.js';
+import { FilesService } from '../files/files.service.js';
+import type { FileRow } from '../files/file.view.js';
+import { WebhookEvents } from '../webhooks/webhook-events.js';
+import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
+import { type ExecutionRow } from './execution.view.js';
+import { type Agent, type AgentContext, AgentError } from './kinds/agent.js';
+import { CsvSummaryAgent } from './kinds/csv-summary.agent.js';
+import { EchoAgent } from './kinds/echo.agent.js';
+import { ReconcileAgent } from './kinds/reconcile.agent.js';
+
+class CostCapReached extends Error {}
+class Canceled extends Error {}
+
+/**
+ * The worker: takes queued executions, runs their task kind step by step (recording steps and
+ * cost, stopping at the cost cap, honouring cancel), and announces the outcome to the task's
+ * webhooks. At start it settles what a stopped process left behind: queued work is queued again,
+ * and work that was mid-run is failed explicitly — never left `running` forever.
+ */
+@Injectable()
+export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Executions');
+  private readonly agents: Record<string, Agent> = {
+    echo: new EchoAgent(),
+    csv_summary: new CsvSummaryAgent(),
+    reconcile: new ReconcileAgent(),
+  };
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(EXECUTION_QUEUE) private readonly queue: ExecutionQueue,
+    private readonly files: FilesService,
+    private readonly storage: FileStorage,
+    private readonly events: WebhookEvents,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.recover();
+    this.queue.start((id) => this.process(id), this.config.executionConcurrency);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.queue.stop();
+  }
+
+  async recover(): Promise<void> {
+    const lost = await this.db.query<ExecutionRow>(
+      `update executions set status = 'failed', finished_at = now(), updated_at = now(),
+              error = '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}'::jsonb
+        where status = 'running' returning *`,
+    );
+    for (const row of lost) await this.events.emit(row, 'execution.failed');
+    const queued = await this.db.query<{ id: string }>(`select id from executions where status = 'queued' order by id`);
+    for (const { id } of queued) this.queue.enqueue(id);
+    if (lost.length || queued.length) this.logger.log(`recovered: ${queued.length} queued again, ${lost.length} failed (worker lost)`);
+  }
+
+  async process(executionId: string): Promise<void> {
+    const [execution] = await this.db.query<ExecutionRow>(
+      `update executions set status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+        where id = $1 and status = 'queued' and not cancel_requested returning *`,
+      [executionId],
+    );
+    if (!execution) return;
+    const [task] = await this.db.query<{ kind: string }>('select kind from tasks where id = $1', [execution.task_id]);
+    const agent = task ? this.agents[task.kind] : undefined;
+    try {
+      if (!agent) throw new AgentError('unknown_kind', `No agent for task kind ${task?.kind ?? '(missing task)'}`);
+      const outcome = await agent.run(await this.contextFor(execution));
+      if (outcome.kind === 'succeeded') {
+        await this.finish(execution.id, 'succeeded', {
+          output: JSON.stringify(outcome.output ?? null),
+          output_file_ids: JSON.stringify(outcome.outputFileIds ?? []),
+        });
+      } else {
+        await this.finish(execution.id, 'awaiting_input', { question: JSON.stringify(outcome.question) }, false);
+      }
+    } catch (error) {
+      if (error instanceof Canceled) {
+        await this.finish(execution.id, 'canceled', {});
+      } else if (error instanceof CostCapReached) {
+        await this.fail(execution.id, 'cost_cap_reached', `The execution reached its cost cap of ${execution.cost_cap} units`);
+      } else if (error instanceof AgentError) {
+        await this.fail(execution.id, error.code, error.message);
+      } else {
+        this.logger.error(`execution ${execution.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        await this.fail(execution.id, 'internal_error', 'The execution failed unexpectedly');
+      }
+    }
+  }
+
+  private async contextFor(execution: ExecutionRow): Promise<AgentContext> {
+    const [{ seq }] = (await this.db.query<{ seq: number }>(
+      'select coalesce(max(seq), 0)::int as seq from execution_steps where execution_id = $1',
+      [execution.id],
+    )) as [{ seq: number }];
+    let lastSeq = seq;
+    let spent = execution.cost_spent;
+    const record = async (kind: string, summary: string, cost: number): Promise<void> => {
+      lastSeq++;
+      await this.db.transaction(async (tx) => {
+        await tx.query('insert into execution_steps (id, org_id, execution_id, seq, kind, summary) values ($1, $2, $3, $4, $5, $6)', [
+          newId(),
+          execution.org_id,
+          execution.id,
+          lastSeq,
+          kind,
+          summary,
+        ]);
+        await tx.query('update executions set cost_spent = $2, updated_at = now() where id = $1', [execution.id, spent]);
+      });
+    };
+    return {
+      input: execution.input ?? {},
+      inputFileIds: execution.input_file_ids,
+      answers: execution.answers,
+      step: async (kind, summary, cost) => {
+        if (this.config.stepDelayMs) await sleep(this.config.stepDelayMs);
+        const [state] = await this.db.query<{ cancel_requested: boolean }>('select cancel_requested from executions where id = $1', [execution.id]);
+        if (state?.cancel_requested) throw new Canceled();
+        if (spent + cost > execution.cost_cap) {
+          await record('cost_cap', `Stopped: this step would spend past the cap of ${execution.cost_cap} units`, 0);
+          throw new CostCapReached();
+        }
+        spent += cost;
+        await record(kind, summary, cost);
+      },
+      readFile: async (fileId) => {
+        const [file] = await this.db.query<FileRow>(
+          `select * from files where id = $1 and org_id = $2 and deleted_at is null and status = 'ready'`,
+          [fileId, execution.org_id],
+        );
+        if (!file) throw new AgentError('input_file_not_found', `Input file ${fileId} is missing or not ready`);
+        return { name: file.name, bytes: await this.storage.read(execution.org_id, file.id) };
+      },
+      writeFile: async (name, contentType, bytes) => (await this.files.createOutput(execution.org_id, name, contentType, bytes)).id,
+    };
+  }
+
+  private async fail(id: string, code: string, message: string): Promise<void> {
+    await this.finish(id, 'failed', { error: JSON.stringify({ code, message }) });
+  }
+
+  private async finish(id: string, status: string, fields: Record<string, string>, final = true): Promise<void> {
+    const entries = Object.entries(fields);
+    const sets = entries.map(([k], i) => `${k} = $${i + 3}::jsonb`);
+    const [row] = await this.db.query<ExecutionRow>(
+      `update executions set status = $2, ${[...sets, 'updated_at = now()', ...(final ? ['finished_at = now()'] : [])].join(', ')}
+        where id = $1 returning *`,
+      [id, status, ...entries.map(([, v]) => v)],
+    );
+    if (row && status !== 'canceled') await this.events.emit(row, `execution.${status}`);
+  }
+}

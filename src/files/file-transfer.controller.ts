@@ -1,0 +1,77 @@
+import { Controller, Get, HttpCode, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError } from '../common/api-error.js';
+import { isId } from '../common/ids.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE, type Database } from '../db/database.js';
+import { FileStorage, FileTooLargeError } from './file-storage.js';
+import type { FileRow } from './file.view.js';
+import { UrlSigner, type SignedPurpose } from './url-signer.js';
+
+/**
+ * The presigned URLs themselves. The signature is the credential: it names one object, one action
+ * and an expiry. An upload URL works once; a tampered or expired URL is refused.
+ */
+@Controller('api/v1')
+export class FileTransferController {
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly signer: UrlSigner,
+    private readonly storage: FileStorage,
+  ) {}
+
+  @Put('uploads/:id')
+  @HttpCode(204)
+  async upload(@Param('id') id: string, @Query() query: Record<string, unknown>, @Req() req: Request): Promise<void> {
+    const orgId = this.verify('upload', id, query);
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > this.config.maxFileBytes) throw tooLarge(this.config.maxFileBytes);
+    // Claim the URL before reading: a second PUT (replay, race) is refused, one object per URL.
+    const [claimed] = await this.db.query<{ id: string }>(
+      `update files set uploaded_at = now(), updated_at = now()
+        where id = $1 and org_id = $2 and deleted_at is null and status = 'pending_upload' and uploaded_at is null returning id`,
+      [id, orgId],
+    );
+    if (!claimed) {
+      const [file] = await this.db.query<FileRow>('select * from files where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+      if (!file) throw ApiError.notFound('file');
+      throw new ApiError(409, 'upload_url_used', 'Upload URL already used', 'This upload URL was already used; create a new file');
+    }
+    try {
+      await this.storage.writeStream(orgId, id, req, this.config.maxFileBytes);
+    } catch (error) {
+      await this.db.query('update files set uploaded_at = null where id = $1', [id]);
+      if (error instanceof FileTooLargeError) throw tooLarge(this.config.maxFileBytes);
+      throw new ApiError(400, 'upload_failed', 'Upload failed', 'The upload was interrupted; retry with the same URL');
+    }
+  }
+
+  @Get('downloads/:id')
+  async download(@Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const orgId = this.verify('download', id, query);
+    const [file] = await this.db.query<FileRow>(
+      `select * from files where id = $1 and org_id = $2 and deleted_at is null and status = 'ready'`,
+      [id, orgId],
+    );
+    if (!file) throw ApiError.notFound('file');
+    res.setHeader('Content-Type', file.content_type);
+    res.setHeader('Content-Length', String(file.size));
+    res.setHeader('Content-Disposition', `attachment; filename="${file.name.replace(/["\\]/g, '_')}"`);
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    this.storage.stream(orgId, id).pipe(res);
+  }
+
+  private verify(purpose: SignedPurpose, id: string, query: Record<string, unknown>): string {
+    if (!isId(id)) throw new ApiError(403, 'invalid_signature', 'Invalid signature', 'The URL is not valid');
+    const verdict = this.signer.verify(purpose, id, query);
+    if (verdict === 'expired') throw new ApiError(403, 'url_expired', 'URL expired', 'The URL has expired; ask for a new one');
+    if (verdict === 'invalid' || !isId(verdict.orgId)) throw new ApiError(403, 'invalid_signature', 'Invalid signature', 'The URL is not valid');
+    return verdict.orgId;
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(413, 'payload_too_large', 'Payload too large', `Files are limited to ${limit} bytes`);
+}

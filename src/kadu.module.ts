@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { Global, Module } from '@nestjs/common';
+import { AccountController } from './api/account.controller.js';
+import { AdminController } from './api/admin.controller.js';
+import { ExecutionsController } from './api/executions.controller.js';
+import { FilesController } from './api/files.controller.js';
+import { TasksController } from './api/tasks.controller.js';
+import { WebhooksController } from './api/webhooks.controller.js';
+import { PermissionGuard } from './auth/permission.guard.js';
+import { IdempotencyService } from './common/idempotency.service.js';
+import { Paginator } from './common/pagination.js';
+import { SecretBox } from './common/secret-box.js';
+import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { DatabaseModule } from './db/database.module.js';
+import { EXECUTION_QUEUE, InMemoryExecutionQueue } from './executions/execution-queue.js';
+import { ExecutionRunner } from './executions/execution-runner.js';
+import { ExecutionsService } from './executions/executions.service.js';
+import { FileStorage } from './files/file-storage.js';
+import { FileTransferController } from './files/file-transfer.controller.js';
+import { FilesService } from './files/files.service.js';
+import { UrlSigner } from './files/url-signer.js';
+import { loadStateKey } from './mcp/state-key.js';
+import { MembersService } from './members/members.service.js';
+import { OrgContextService } from './orgs/org-context.service.js';
+import { SECRET_VALUE_BOX, SecretEntryController } from './secrets/secret-entry.controller.js';
+import { SecretsService } from './secrets/secrets.service.js';
+import { TasksService } from './tasks/tasks.service.js';
+import { AccountService } from './usage/account.service.js';
+import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './webhooks/delivery-worker.js';
+import { WebhookEvents } from './webhooks/webhook-events.js';
+import { WebhooksService } from './webhooks/webhooks.service.js';
+
+export const STATE_KEY = Symbol('STATE_KEY');
+
+const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactory: make });
+
+/** The Kadu domain: persistence, the /api/v1 routes and the services whose methods are the kadu_* tools. */
+@Global()
+@Module({
+  imports: [DatabaseModule],
+  controllers: [
+    AccountController,
+    TasksController,
+    ExecutionsController,
+    FilesController,
+    FileTransferController,
+    WebhooksController,
+    AdminController,
+    SecretEntryController,
+  ],
+  providers: [
+    { provide: STATE_KEY, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createHash('sha256').update(loadStateKey(c)).digest() },
+    { provide: Paginator, ...keyed((k) => new Paginator(k)) },
+    { provide: UrlSigner, ...keyed((k) => new UrlSigner(k)) },
+    { provide: WEBHOOK_SECRET_BOX, ...keyed((k) => new SecretBox(k, 'webhook-secret')) },
+    { provide: SECRET_VALUE_BOX, ...keyed((k) => new SecretBox(k, 'secret-value')) },
+    { provide: EXECUTION_QUEUE, useFactory: () => new InMemoryExecutionQueue() },
+    PermissionGuard,
+    OrgContextService,
+    IdempotencyService,
+    FileStorage,
+    AccountService,
+    TasksService,
+    ExecutionsService,
+    ExecutionRunner,
+    FilesService,
+    WebhooksService,
+    WebhookEvents,
+    DeliveryWorker,
+    SecretsService,
+    MembersService,
+  ],
+  exports: [STATE_KEY],
+})
+export class KaduModule {}

@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { ApiError } from '../common/api-error.js';
+import { newId } from '../common/ids.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE, type Database } from '../db/database.js';
+
+export interface OrgContext {
+  readonly orgId: string;
+  readonly slug: string;
+  readonly memberId: string;
+  readonly principal: KaduPrincipal;
+  readonly plan: { name: string; monthly_budget: number; max_concurrent_executions: number };
+}
+
+interface Row {
+  org_id: string;
+  slug: string;
+  plan_name: string;
+  monthly_budget: number;
+  max_concurrent_executions: number;
+  member_id: string | null;
+  member_deleted_at: Date | null;
+  member_status: string | null;
+}
+
+export const DEFAULT_PLAN = { name: 'starter', monthly_budget: 1000, max_concurrent_executions: 2 };
+
+/**
+ * The organisation and member behind a verified principal — from the token only. In development
+ * mode, orgs and members named in a valid development token are created on first use.
+ */
+@Injectable()
+export class OrgContextService {
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async of(principal: KaduPrincipal): Promise<OrgContext> {
+    let row = await this.load(principal);
+    if ((!row || !row.member_id) && this.config.devTokens) {
+      await this.provision(principal, row?.org_id);
+      row = await this.load(principal);
+    }
+    if (!row || !row.member_id) throw new ApiError(403, 'unknown_member', 'Unknown member', 'This account is not a member of the organisation');
+    if (row.member_deleted_at || row.member_status !== 'active') {
+      throw new ApiError(403, 'member_removed', 'Member removed', 'This account was removed from the organisation');
+    }
+    return {
+      orgId: row.org_id,
+      slug: row.slug,
+      memberId: row.member_id,
+      principal,
+      plan: { name: row.plan_name, monthly_budget: row.monthly_budget, max_concurrent_executions: row.max_concurrent_executions },
+    };
+  }
+
+  private async load(principal: KaduPrincipal): Promise<Row | undefined> {
+    const [row] = await this.db.query<Row>(
+      `select o.id as org_id, o.slug, o.plan_name, o.monthly_budget, o.max_concurrent_executions,
+              m.id as member_id, m.deleted_at as member_deleted_at, m.status as member_status
+         from organizations o
+         left join members m on m.org_id = o.id and m.email = $2
+        where o.slug = $1
+        order by m.deleted_at nulls first
+        limit 1`,
+      [principal.org, principal.subject],
+    );
+    return row;
+  }
+
+  private async provision(principal: KaduPrincipal, existingOrgId?: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      let orgId = existingOrgId;
+      if (!orgId) {
+        await tx.query(
+          `insert into organizations (id, slug, name, plan_name, monthly_budget, max_concurrent_executions)
+           values ($1, $2, $2, $3, $4, $5) on conflict (slug) do nothing`,
+          [newId(), principal.org, DEFAULT_PLAN.name, DEFAULT_PLAN.monthly_budget, DEFAULT_PLAN.max_concurrent_executions],
+        );
+        [{ id: orgId }] = await tx.query<{ id: string }>('select id from organizations where slug = $1', [principal.org]);
+      }
+      await tx.query(
+        `insert into members (id, org_id, email, name, role, status)
+         select $1, $2, $3, $4, $5, 'active'
+          where not exists (select 1 from members where org_id = $2 and email = $3)`,
+        [newId(), orgId, principal.subject, principal.subject.split('@')[0], principal.role],
+      );
+    });
+  }
+}

@@ -1,0 +1,187 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
+import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { PERMISSIONS } from '../auth/permissions.js';
+import { ApiError } from '../common/api-error.js';
+import { IdempotencyService } from '../common/idempotency.service.js';
+import { assertId, isId, newId } from '../common/ids.js';
+import { limitOf, PageQueryDto, Paginator } from '../common/pagination.js';
+import type { Envelope, ListEnvelope } from '../common/serialize.js';
+import { DATABASE, type Database, type Queryable } from '../db/database.js';
+import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
+import { OrgContextService } from '../orgs/org-context.service.js';
+import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, UpdateTaskDto } from './task.dto.js';
+import { type TaskRow, taskView, type TaskView } from './task.view.js';
+
+/** Tasks: what an organisation can run. One implementation behind /api/v1/tasks and the kadu_tasks_* tools. */
+@Injectable()
+export class TasksService {
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    private readonly orgs: OrgContextService,
+    private readonly idempotency: IdempotencyService,
+    private readonly paginator: Paginator,
+  ) {}
+
+  @McpTool({
+    name: 'kadu_tasks_list',
+    title: 'List tasks',
+    description: 'Lists the tasks of your organisation, newest first. Page with meta.next_cursor.',
+    annotations: hints('read', true),
+    ...PERMISSIONS.tasksRead,
+  })
+  async list(@McpCaller() principal: KaduPrincipal, @McpInput() query: PageQueryDto): Promise<ListEnvelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    const limit = limitOf(query);
+    const after = this.paginator.after(query.cursor, {});
+    const rows = await this.db.query<TaskRow>(
+      `select * from tasks where org_id = $1 and deleted_at is null ${after ? 'and id < $3' : ''} order by id desc limit $2`,
+      after ? [ctx.orgId, limit + 1, after] : [ctx.orgId, limit + 1],
+    );
+    return this.paginator.page(rows.map(taskView), limit, {});
+  }
+
+  @McpTool({
+    name: 'kadu_tasks_get',
+    title: 'Get a task',
+    description: 'Gets one task: its kind, instructions, input schema, cost cap, launch policy and destinations.',
+    annotations: hints('read', true),
+    ...PERMISSIONS.tasksRead,
+  })
+  async get(@McpCaller() principal: KaduPrincipal, @McpArg('task_id', idArg('task')) taskId: string): Promise<Envelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    return { data: taskView(await this.load(this.db, ctx.orgId, taskId)) };
+  }
+
+  @McpTool({
+    name: 'kadu_tasks_create',
+    title: 'Create a task',
+    description: 'Creates a task of a given kind with a cost cap per execution. Run it with kadu_tasks_run.',
+    annotations: hints('write', false),
+    ...PERMISSIONS.tasksWrite,
+  })
+  async create(
+    @McpCaller() principal: KaduPrincipal,
+    @McpInput() dto: CreateTaskDto,
+    @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
+  ): Promise<Envelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    return this.idempotency.run(ctx.orgId, idempotencyKey, 'tasks.create', dto, 201, async () => {
+      const [row] = await this.db.query<TaskRow>(
+        `insert into tasks (id, org_id, name, description, kind, instructions, input_schema, cost_cap, launch_policy, destinations)
+         values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, '{"roles":[],"member_ids":[]}'::jsonb, '[]'::jsonb) returning *`,
+        [newId(), ctx.orgId, dto.name, dto.description ?? '', dto.kind, dto.instructions ?? '', JSON.stringify(dto.input_schema ?? null), dto.cost_cap],
+      );
+      return { data: taskView(row!) };
+    });
+  }
+
+  @McpTool({
+    name: 'kadu_tasks_update',
+    title: 'Update a task',
+    description: 'Changes the name, description, instructions, input schema or cost cap of a task.',
+    annotations: hints('write', true),
+    ...PERMISSIONS.tasksWrite,
+  })
+  async update(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('task_id', idArg('task')) taskId: string,
+    @McpInput() dto: UpdateTaskDto,
+    @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
+  ): Promise<Envelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.update:${taskId}`, dto, 200, () =>
+      this.patch(ctx.orgId, taskId, {
+        name: dto.name,
+        description: dto.description,
+        instructions: dto.instructions,
+        input_schema: dto.input_schema === undefined ? undefined : JSON.stringify(dto.input_schema),
+        cost_cap: dto.cost_cap,
+      }),
+    );
+  }
+
+  @McpTool({
+    name: 'kadu_tasks_set_launch_policy',
+    title: 'Set who can launch a task',
+    description: 'Replaces the launch policy of a task: the roles and member ids allowed to run it.',
+    annotations: hints('destructive', true),
+    ...PERMISSIONS.tasksWrite,
+  })
+  async setLaunchPolicy(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('task_id', idArg('task')) taskId: string,
+    @McpInput() dto: LaunchPolicyDto,
+    @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
+  ): Promise<Envelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.launch_policy:${taskId}`, dto, 200, () =>
+      this.patch(ctx.orgId, taskId, { launch_policy: JSON.stringify({ roles: dto.roles, member_ids: dto.member_ids }) }),
+    );
+  }
+
+  @McpTool({
+    name: 'kadu_tasks_set_destinations',
+    title: 'Set where a task delivers',
+    description: 'Replaces the destinations (webhooks) that receive the execution events of a task.',
+    annotations: hints('destructive', true),
+    ...PERMISSIONS.tasksWrite,
+  })
+  async setDestinations(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('task_id', idArg('task')) taskId: string,
+    @McpInput() dto: DestinationsDto,
+    @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
+  ): Promise<Envelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.destinations:${taskId}`, dto, 200, async () => {
+      for (const d of dto.destinations) {
+        const found = isId(d.webhook_id)
+          ? await this.db.query('select 1 from webhooks where id = $1 and org_id = $2 and deleted_at is null', [d.webhook_id, ctx.orgId])
+          : [];
+        if (!found.length) throw new ApiError(404, 'not_found', 'Not found', `No such webhook: ${d.webhook_id}`, 'destinations');
+      }
+      const destinations = dto.destinations.map((d) => ({ type: 'webhook', webhook_id: d.webhook_id }));
+      return this.patch(ctx.orgId, taskId, { destinations: JSON.stringify(destinations) });
+    });
+  }
+
+  @McpTool({
+    name: 'kadu_tasks_delete',
+    title: 'Delete a task',
+    description: 'Deletes a task; its executions stay readable.',
+    annotations: hints('destructive', true),
+    ...PERMISSIONS.tasksWrite,
+  })
+  async remove(@McpCaller() principal: KaduPrincipal, @McpArg('task_id', idArg('task')) taskId: string): Promise<Envelope<TaskView>> {
+    const ctx = await this.orgs.of(principal);
+    const id = assertId(taskId, 'task');
+    const [row] = await this.db.query<TaskRow>(
+      'update tasks set deleted_at = now(), updated_at = now() where id = $1 and org_id = $2 and deleted_at is null returning *',
+      [id, ctx.orgId],
+    );
+    if (!row) throw ApiError.notFound('task');
+    return { data: taskView(row) };
+  }
+
+  /** A live task of the org, or 404 (missing, foreign and deleted look the same). */
+  async load(q: Queryable, orgId: string, taskId: string): Promise<TaskRow> {
+    const id = assertId(taskId, 'task');
+    const [row] = await q.query<TaskRow>('select * from tasks where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+    if (!row) throw ApiError.notFound('task');
+    return row;
+  }
+
+  private async patch(orgId: string, taskId: string, fields: Record<string, unknown>): Promise<Envelope<TaskView>> {
+    const id = assertId(taskId, 'task');
+    const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
+    const jsonb = new Set(['input_schema', 'launch_policy', 'destinations']);
+    const sets = entries.map(([k], i) => `${k} = $${i + 3}${jsonb.has(k) ? '::jsonb' : ''}`);
+    const [row] = await this.db.query<TaskRow>(
+      `update tasks set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 and org_id = $2 and deleted_at is null returning *`,
+      [id, orgId, ...entries.map(([, v]) => v)],
+    );
+    if (!row) throw ApiError.notFound('task');
+    return { data: taskView(row) };
+  }
+}

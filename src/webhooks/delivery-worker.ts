@@ -1,0 +1,139 @@
+import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { SecretBox } from '../common/secret-box.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DATABASE, type Database } from '../db/database.js';
+import { checkWebhookUrl } from './ssrf.js';
+import type { DeliveryRow } from './webhook.view.js';
+
+export const WEBHOOK_SECRET_BOX = Symbol('WEBHOOK_SECRET_BOX');
+
+interface Attempt {
+  status?: number;
+  error?: string;
+  retry: boolean;
+}
+
+/**
+ * Delivers pending webhook deliveries: signed (`X-Kadu-Signature: sha256=<hex HMAC of the raw
+ * body>`), with a timeout, retried with exponential backoff on 5xx, timeouts and network errors,
+ * never on 4xx. Each attempt re-checks the URL against SSRF after resolving it, and connects to
+ * the checked address.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WEBHOOK_SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.kick(), Math.max(50, Math.min(1000, this.config.webhookRetryBaseMs)));
+    this.timer.unref();
+    this.kick();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    while (this.running) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /** Asks for a pass over due deliveries now (they are also picked up by a timer). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.drain().finally(() => {
+      this.running = false;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      const due = await this.db.query<DeliveryRow & { url: string; secret_sealed: string }>(
+        `select d.*, w.url, w.secret_sealed from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+          where d.status = 'pending' and d.next_attempt_at <= now() order by d.next_attempt_at limit 20`,
+      );
+      await Promise.all(due.map((d) => this.deliver(d)));
+    } catch (error) {
+      this.logger.warn(`delivery pass failed: ${String(error)}`);
+    }
+  }
+
+  private async deliver(delivery: DeliveryRow & { url: string; secret_sealed: string }): Promise<void> {
+    const body = JSON.stringify({ id: delivery.id, ...(delivery.payload as object) });
+    const secret = this.box.open(delivery.secret_sealed);
+    const outcome = await this.post(delivery, body, secret);
+    const attempts = delivery.attempts + 1;
+    const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    const retry = !ok && outcome.retry && attempts < this.config.webhookMaxAttempts;
+    const status = ok ? 'delivered' : retry ? 'pending' : 'failed';
+    const delay = this.config.webhookRetryBaseMs * 2 ** (attempts - 1);
+    await this.db.query(
+      `update webhook_deliveries set status = $2, attempts = $3, response_code = $4, last_error = $5, updated_at = now(),
+              next_attempt_at = case when $2 = 'pending' then now() + ($6::int * interval '1 millisecond') else null end
+        where id = $1`,
+      [delivery.id, status, attempts, outcome.status ?? null, outcome.error ?? null, delay],
+    );
+  }
+
+  private async post(delivery: DeliveryRow & { url: string }, body: string, secret: string): Promise<Attempt> {
+    const check = await checkWebhookUrl(delivery.url, this.config.webhookAllowLoopback);
+    if (!check.ok) return { error: `refused: ${check.reason}`, retry: false };
+    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const send = check.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<Attempt>((resolve) => {
+      const req = send(
+        check.url,
+        {
+          method: 'POST',
+          // Connect to the address that passed the check, whatever DNS says now.
+          lookup: pinnedLookup(check.address, check.family),
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            'User-Agent': 'Kadu-Webhooks/1.0',
+            'X-Kadu-Event': delivery.event,
+            'X-Kadu-Delivery': delivery.id,
+            'X-Kadu-Signature': signature,
+          },
+          timeout: this.config.webhookTimeoutMs,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, retry: (res.statusCode ?? 500) >= 500 || res.statusCode === 429 }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', (error) => resolve({ error: error.message, retry: true }));
+      req.end(body);
+    });
+  }
+}
+
+type LookupCallback = (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+
+/** A `lookup` that always answers the checked address (Node asks for `all` when it races families). */
+function pinnedLookup(address: string, family: 4 | 6) {
+  return (_host: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
