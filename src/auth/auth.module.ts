@@ -1,7 +1,9 @@
-import { Controller, Get, Global, Module } from '@nestjs/common';
+import { Controller, Get, Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { PassportModule } from '@nestjs/passport';
 import { ApiAuthGuard, McpAuthGuard } from './auth.guards.js';
-import { ApiBearerStrategy, McpBearerStrategy } from './bearer.strategies.js';
+import { ApiBearerStrategy, bindAuth, McpBearerStrategy } from './bearer.strategies.js';
 import { TokenVerifier } from './token-verifier.js';
 
 /** Development JWKS: lets other local tools verify the app's development tokens. */
@@ -15,11 +17,26 @@ class JwksController {
   }
 }
 
+/** Binds this app's verifier to its own Express instance (see bindAuth). */
+@Injectable()
+class AuthBinder implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly verifier: TokenVerifier,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const express = this.adapterHost.httpAdapter.getInstance() as { locals: Record<string, unknown> };
+    bindAuth(express.locals, { verifier: this.verifier, mcpAudience: this.config.mcpAudience, apiAudience: this.config.apiAudience });
+  }
+}
+
 @Global()
 @Module({
   imports: [PassportModule],
   controllers: [JwksController],
-  providers: [TokenVerifier, McpBearerStrategy, ApiBearerStrategy, McpAuthGuard, ApiAuthGuard],
+  providers: [TokenVerifier, AuthBinder, McpBearerStrategy, ApiBearerStrategy, McpAuthGuard, ApiAuthGuard],
   exports: [TokenVerifier, McpAuthGuard, ApiAuthGuard],
 })
 export class AuthModule {}

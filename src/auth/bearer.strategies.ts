@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import bearer from 'passport-http-bearer';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { TokenVerifier } from './token-verifier.js';
 
@@ -16,7 +15,31 @@ export function authFailureOf(req: Request): string | undefined {
   return failures.get(req);
 }
 
-async function verifyFor(verifier: TokenVerifier, audience: string, req: Request, token: string): Promise<KaduPrincipal | false> {
+/**
+ * Passport keeps strategies in a process-wide registry, so with two app instances in one process
+ * (tests, blue/green) the last one registered would verify every app's tokens. Each app therefore
+ * binds its own verifier and audiences to its Express instance, and the strategy reads them from
+ * the request it is verifying.
+ */
+export interface AuthBinding {
+  verifier: TokenVerifier;
+  mcpAudience: string;
+  apiAudience: string;
+}
+
+export function bindAuth(locals: Record<string, unknown>, binding: AuthBinding): void {
+  locals.kaduAuth = binding;
+}
+
+function bindingOf(req: Request): AuthBinding {
+  const binding = req.app.locals.kaduAuth as AuthBinding | undefined;
+  if (!binding) throw new Error('authentication is not bound to this app');
+  return binding;
+}
+
+async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Promise<KaduPrincipal | false> {
+  const { verifier, mcpAudience, apiAudience } = bindingOf(req);
+  const audience = door === 'mcp' ? mcpAudience : apiAudience;
   // passport-http-bearer also reads `access_token` from the query and body; a token there leaks into
   // logs and histories, so only the Authorization header counts (security.md).
   const header = req.headers.authorization ?? '';
@@ -33,29 +56,23 @@ async function verifyFor(verifier: TokenVerifier, audience: string, req: Request
 /** Tokens for the MCP door: audience = the MCP endpoint's canonical URL. */
 @Injectable()
 export class McpBearerStrategy extends PassportStrategy(Strategy, 'mcp-bearer') {
-  constructor(
-    private readonly verifier: TokenVerifier,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
+  constructor() {
     super({ passReqToCallback: true });
   }
 
   validate(req: Request, token: string): Promise<KaduPrincipal | false> {
-    return verifyFor(this.verifier, this.config.mcpAudience, req, token);
+    return verifyFor('mcp', req, token);
   }
 }
 
 /** Tokens for the REST door: audience = the API. A token stolen from one door does not open the other. */
 @Injectable()
 export class ApiBearerStrategy extends PassportStrategy(Strategy, 'api-bearer') {
-  constructor(
-    private readonly verifier: TokenVerifier,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
+  constructor() {
     super({ passReqToCallback: true });
   }
 
   validate(req: Request, token: string): Promise<KaduPrincipal | false> {
-    return verifyFor(this.verifier, this.config.apiAudience, req, token);
+    return verifyFor('api', req, token);
   }
 }

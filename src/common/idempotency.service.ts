@@ -44,12 +44,11 @@ export class IdempotencyService {
       'select request_hash, state, response_body from idempotency_keys where org_id = $1 and key = $2',
       [orgId, key],
     );
-    if (!row) throw new ApiError(409, 'idempotency_key_in_use', 'Idempotency key in use', 'Retry shortly');
+    if (!row || row.state !== 'done') {
+      throw new ApiError(409, 'idempotency_key_in_use', 'Idempotency key in use', 'The first request with this key is still running; retry shortly');
+    }
     if (row.request_hash !== hash) {
       throw new ApiError(422, 'idempotency_key_mismatch', 'Idempotency key mismatch', 'This key was used with other parameters', 'idempotency_key');
-    }
-    if (row.state !== 'done') {
-      throw new ApiError(409, 'idempotency_key_in_use', 'Idempotency key in use', 'The first request with this key is still running; retry shortly');
     }
     return row.response_body;
   }

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
+import pg from 'pg';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
@@ -13,23 +15,41 @@ export interface KaduTestApp {
   config: AppConfig;
   /** A development token for this app (default: admin of org `acme`, MCP audience). */
   token(request?: Partial<DevTokenRequest>): Promise<string>;
-  close(): Promise<void>;
+  /** Stops the app; the data (folder or schema) is kept when `keepData` (restart tests). */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
-/** The real Kadu app on its embedded defaults, in a fresh data folder. */
+/**
+ * The real Kadu app on its embedded defaults, in a fresh data folder. With KADU_TEST_DATABASE_URL
+ * set (CI's second pass), the same tests run against PostgreSQL, each app in its own schema.
+ */
 export async function startKadu(env: Record<string, string> = {}): Promise<KaduTestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kadu-test-'));
-  const config = loadConfig({ PORT: '3000', DATA_DIR: dataDir, NODE_ENV: 'test', ...env });
-  const app = await createKaduApp(config, false);
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kadu-test-'));
+  const pgUrl = process.env.KADU_TEST_DATABASE_URL;
+  const schema = env.DATABASE_SCHEMA ?? (pgUrl ? `kadu_t_${randomBytes(6).toString('hex')}` : undefined);
+  const config = loadConfig({
+    PORT: '3000',
+    DATA_DIR: dataDir,
+    NODE_ENV: 'test',
+    ...(pgUrl ? { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema! } : {}),
+    ...env,
+  });
+  const app = await createKaduApp(config, ['error']);
   return {
     app,
     server: app.getHttpServer() as Server,
     config,
-    token: (request = {}) =>
-      issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin', ...request }),
-    close: async () => {
+    token: (request = {}) => issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin', ...request }),
+    close: async ({ keepData = false } = {}) => {
       await app.close();
+      if (keepData) return;
       rmSync(dataDir, { recursive: true, force: true });
+      if (pgUrl && schema) {
+        const client = new pg.Client({ connectionString: pgUrl });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      }
     },
   };
 }
