@@ -111,7 +111,7 @@ export class SecretsService {
     });
   }
 
-  @McpTool({ name: 'kadu_secrets_delete', title: 'Delete a secret', description: 'Deletes a secret and its value.', annotations: hints('destructive', false), ...PERMISSIONS.secretsWrite })
+  @McpTool({ name: 'kadu_secrets_delete', title: 'Delete a secret', description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.', annotations: hints('destructive', false), ...PERMISSIONS.secretsWrite })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
     const id = assertId(secretId, 'secret');
