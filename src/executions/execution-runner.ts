@@ -138,7 +138,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
           [fileId, execution.org_id],
         );
         if (!file) throw new AgentError('input_file_not_found', `Input file ${fileId} is missing or not ready`);
-        return { name: file.name, bytes: await this.storage.read(execution.org_id, file.id) };
+        return { name: file.name, contentType: file.content_type, bytes: await this.storage.read(execution.org_id, file.id) };
       },
       writeFile: async (name, contentType, bytes) => (await this.files.createOutput(execution.org_id, name, contentType, bytes)).id,
     };

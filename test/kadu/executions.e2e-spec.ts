@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, KaduClient } from '../support/kadu-client.js';
-import { local, uploadFile } from '../support/files.js';
+import { download, local, uploadFile } from '../support/files.js';
 
 /** Executions run in the background: queue, worker, steps, cost, cap, plan, cancel, continue. */
 let kadu: KaduTestApp;
@@ -46,6 +46,17 @@ describe('echo', () => {
     expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([run.body.data.id]);
     const steps = await admin.tool(era, 'kadu_executions_steps_list', { execution_id: run.body.data.id });
     expect(steps.body.data).toHaveLength(1);
+  });
+});
+
+describe('echo with files: from upload to output download', () => {
+  it('echoes input files as output files', async () => {
+    const fileId = await uploadFile(kadu, admin, 'note.txt', 'hello kadu', 'text/plain');
+    const run = await admin.rest('post', `/api/v1/tasks/${await task(admin, 'echo')}/run`, { input: { a: 1 }, input_file_ids: [fileId] });
+    const done = await admin.waitForExecution(run.body.data.id);
+    expect(done).toMatchObject({ status: 'succeeded', output: { a: 1 }, cost: { spent: 2 } });
+    const url = (await admin.rest('post', `/api/v1/files/${done.output_file_ids[0]}/download_url`)).body.data.url;
+    expect(await download(kadu, url)).toEqual({ status: 200, type: 'text/plain', text: 'hello kadu' });
   });
 });
 
@@ -110,6 +121,8 @@ describe('reconcile: awaiting_input → continue → succeeded', () => {
     expect(answered.body.data.status).toBe('queued');
     const done = await admin.waitForExecution(run.body.data.id);
     expect(done.status).toBe('succeeded');
+    const report = await download(kadu, (await admin.tool('2026', 'kadu_files_download', { file_id: done.output_file_ids[0] })).body.data.url);
+    expect(report.text).toBe('bank_line,ledger_id,amount\n1,L-2,-150\n2,L-3,-900\n');
     expect(done.output).toEqual({
       matched: [
         { bank_line: 1, ledger_id: 'L-2', amount: -150 },
@@ -157,6 +170,18 @@ describe('plan and policy', () => {
       expect(third.status).toBe(429);
       expect(third.headers['retry-after']).toBe('5');
       expect(third.body.errors[0].code).toBe('concurrency_limit');
+
+      // Cancel while running: the worker stops at its next step.
+      const fileId = await uploadFile(slow, client, 'rows.csv', `n\n${Array.from({ length: 30 }, (_, i) => i).join('\n')}\n`);
+      const csvTask = await task(client, 'csv_summary', 100);
+      for (const e of (await client.rest('get', '/api/v1/executions')).body.data) await client.waitForExecution(e.id);
+      const run = await client.rest('post', `/api/v1/tasks/${csvTask}/run`, { input_file_ids: [fileId] });
+      await client.waitForExecution(run.body.data.id, (e) => e.status === 'running' && e.cost.spent >= 2);
+      const cancel = await client.rest('post', `/api/v1/executions/${run.body.data.id}/cancel`);
+      expect(cancel.status).toBe(200);
+      const canceled = await client.waitForExecution(run.body.data.id);
+      expect(canceled.status).toBe('canceled');
+      expect(canceled.cost.spent).toBeLessThan(31);
     } finally {
       await slow.close();
     }

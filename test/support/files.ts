@@ -22,3 +22,13 @@ export async function uploadFile(kadu: KaduTestApp, client: KaduClient, name: st
   if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status} ${confirmed.text}`);
   return created.body.data.file.id;
 }
+
+/** Follows a download URL the way a client would and returns the bytes. */
+export async function download(kadu: KaduTestApp, url: string): Promise<{ status: number; type: string; text: string }> {
+  const res = await request(kadu.server).get(local(url)).buffer(true).parse((r, cb) => {
+    const chunks: Buffer[] = [];
+    r.on('data', (c: Buffer) => chunks.push(c));
+    r.on('end', () => cb(null, Buffer.concat(chunks)));
+  });
+  return { status: res.status, type: String(res.headers['content-type']), text: (res.body as Buffer).toString('utf8') };
+}

@@ -6,7 +6,7 @@ export interface AgentContext {
   readonly answers: Record<string, unknown> | null;
   /** Records a step and spends its cost; stops the run when the cap is reached or a cancel was asked. */
   step(kind: string, summary: string, cost: number): Promise<void>;
-  readFile(fileId: string): Promise<{ name: string; bytes: Buffer }>;
+  readFile(fileId: string): Promise<{ name: string; contentType: string; bytes: Buffer }>;
   writeFile(name: string, contentType: string, bytes: Buffer): Promise<string>;
 }
 

@@ -58,8 +58,14 @@ export class ReconcileAgent implements Agent {
     }
     const unmatchedBank = bank.filter((l) => !matched.some((m) => m.bank_line === l.line)).map((l) => l.line);
     const unmatchedLedger = ledger.filter((e) => !used.has(e.id)).map((e) => e.id);
+    const report = ['bank_line,ledger_id,amount', ...matched.map((m) => `${m.bank_line},${m.ledger_id},${m.amount}`)].join('\n') + '\n';
+    const reportId = await context.writeFile('reconciliation.csv', 'text/csv', Buffer.from(report));
     await context.step('done', `Matched ${matched.length} of ${bank.length} bank lines`, 0);
-    return { kind: 'succeeded', output: { matched, unmatched_bank_lines: unmatchedBank, unmatched_ledger_ids: unmatchedLedger } };
+    return {
+      kind: 'succeeded',
+      output: { matched, unmatched_bank_lines: unmatchedBank, unmatched_ledger_ids: unmatchedLedger },
+      outputFileIds: [reportId],
+    };
   }
 }
 
