@@ -26,6 +26,19 @@ export {
 } from './discovery/mcp-param.decorators.js';
 export { McpToolRegistry, type RegisteredTool } from './discovery/tool-registry.js';
 export { McpToolResult, type McpContent } from './dispatch/tool-result.js';
+export {
+  McpResource,
+  McpResourceTemplate,
+  McpPrompt,
+  McpCompletion,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+  type McpPromptOptions,
+  type McpPromptArgument,
+  type McpCompletionOptions,
+} from './discovery/mcp-catalog.decorators.js';
+export { McpCatalogRegistry } from './discovery/catalog-registry.js';
+export { McpResourceResult, McpPromptResult, type McpPromptMessage, type McpResourceContent } from './dispatch/catalog-results.js';
 export type { McpCallContext } from './dispatch/mcp-call.js';
 export { AccessPolicy, type AccessDecision } from './dispatch/access-policy.js';
 export { EraGuard } from './guards/era.guard.js';

@@ -1,9 +1,14 @@
 import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AccessPolicy } from './dispatch/access-policy.js';
-import { CatalogMethods } from './dispatch/catalog.methods.js';
+import { CompletionMethods } from './dispatch/completion.methods.js';
+import { PromptMethods } from './dispatch/prompt.methods.js';
+import { ResourceMethods } from './dispatch/resource.methods.js';
+import { VisibleLists } from './dispatch/visible-lists.js';
+import { McpCatalogRegistry } from './discovery/catalog-registry.js';
 import { LifecycleMethods } from './dispatch/lifecycle.methods.js';
 import { McpDispatcher } from './dispatch/mcp-dispatcher.js';
+import { MethodInvoker } from './dispatch/method-invoker.js';
 import { ToolInvoker } from './dispatch/tool-invoker.js';
 import { ToolMethods } from './dispatch/tool.methods.js';
 import { McpToolRegistry } from './discovery/tool-registry.js';
@@ -26,10 +31,15 @@ const PROVIDERS = [
   McpConfig,
   McpToolRegistry,
   AccessPolicy,
+  MethodInvoker,
   ToolInvoker,
   ToolMethods,
   LifecycleMethods,
-  CatalogMethods,
+  ResourceMethods,
+  PromptMethods,
+  CompletionMethods,
+  VisibleLists,
+  McpCatalogRegistry,
   McpDispatcher,
   McpTransportGuard,
   EraGuard,
@@ -63,7 +73,7 @@ export class McpModule implements NestModule {
       imports: [DiscoveryModule, ...(declaration.imports ?? [])],
       controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path)],
       providers: [...(optionProviders ?? []), { provide: MCP_ENDPOINT_PATH, useValue: path }, ...PROVIDERS],
-      exports: [McpConfig, McpToolRegistry, AccessPolicy],
+      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy],
     };
   }
 

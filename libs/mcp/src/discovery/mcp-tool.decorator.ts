@@ -24,6 +24,8 @@ export interface McpToolOptions {
   rawInputSchema?: Record<string, unknown>;
   /** Declared output schema (listed as `outputSchema`; results should carry `structuredContent`). */
   outputSchema?: Record<string, unknown>;
+  /** Extra content items for the MCP result only (e.g. `resource_link`s to what the call created). */
+  resourceLinks?: (value: unknown) => import('../dispatch/tool-result.js').McpContent[];
 }
 
 /**

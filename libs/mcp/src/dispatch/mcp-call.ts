@@ -21,7 +21,12 @@ export interface McpCallContext {
   readonly protocolVersion: string;
   readonly clientInfo?: ClientInfo;
   readonly clientCapabilities?: JsonObject;
+  /** The tool, prompt or resource template being served. */
   readonly toolName: string;
+  /** resources/read: the URI asked for. */
+  readonly uri?: string;
+  /** completion/complete: the other arguments already filled in. */
+  readonly arguments?: Record<string, string>;
 }
 
 export interface McpMethodHandler {

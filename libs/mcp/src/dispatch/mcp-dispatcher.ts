@@ -11,9 +11,11 @@ import {
   type Rejection,
   serializeSuccess,
 } from '../protocol/index.js';
-import { CatalogMethods } from './catalog.methods.js';
+import { CompletionMethods } from './completion.methods.js';
 import { LifecycleMethods } from './lifecycle.methods.js';
 import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { PromptMethods } from './prompt.methods.js';
+import { ResourceMethods } from './resource.methods.js';
 import { ToolMethods } from './tool.methods.js';
 
 export type DispatchOutcome = { status: 200; body: string } | { rejection: Rejection };
@@ -27,9 +29,12 @@ export class McpDispatcher {
     private readonly config: McpConfig,
     lifecycle: LifecycleMethods,
     tools: ToolMethods,
-    catalog: CatalogMethods,
+    resources: ResourceMethods,
+    prompts: PromptMethods,
+    completions: CompletionMethods,
   ) {
-    for (const handler of [...lifecycle.handlers(), ...tools.handlers(), ...catalog.handlers()]) {
+    const groups = [lifecycle, tools, resources, prompts, completions];
+    for (const handler of groups.flatMap((group) => group.handlers())) {
       this.handlers.set(handler.method, handler);
     }
   }

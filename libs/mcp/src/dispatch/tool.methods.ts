@@ -1,25 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../auth/principal.js';
-import { formatBearerChallenge } from '../auth/bearer-challenge.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
 import { McpRejectionError } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
-import { invalidParams, isPlainObject, type JsonObject, reject } from '../protocol/index.js';
+import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
 import type { McpCall, McpMethodHandler } from './mcp-call.js';
-import { BoundedCache, PagedList } from './paged-list.js';
+import type { PagedList } from './paged-list.js';
+import { insufficientScope } from './scope-challenge.js';
 import { ToolInvoker } from './tool-invoker.js';
+import { VisibleLists } from './visible-lists.js';
 
 /** `tools/list` and `tools/call` (both eras). */
 @Injectable()
 export class ToolMethods {
-  private readonly lists = new BoundedCache<PagedList<RegisteredTool>>(1024);
-
   constructor(
     private readonly registry: McpToolRegistry,
     private readonly access: AccessPolicy,
     private readonly invoker: ToolInvoker,
     private readonly config: McpConfig,
+    private readonly lists: VisibleLists,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -32,17 +32,7 @@ export class ToolMethods {
 
   /** The tools a principal may run, as a paged list shared by every caller with the same visibility. */
   visibleTools(principal: McpPrincipal | undefined): PagedList<RegisteredTool> {
-    const build = (): PagedList<RegisteredTool> =>
-      new PagedList(
-        'tools',
-        this.registry.all().filter((tool) => this.access.decide(principal, requirement(tool)) === 'allowed'),
-        (tool) => tool.name,
-        (tool) => tool.listing,
-        this.config.pageSize,
-        this.config.stateKey,
-      );
-    const key = this.access.visibilityKey(principal);
-    return key === undefined ? build() : this.lists.getOrCreate(key, build);
+    return this.lists.of('tools', 'tool', principal, this.registry.all(), (tool) => tool.name);
   }
 
   private list(call: McpCall): JsonObject {
@@ -59,7 +49,7 @@ export class ToolMethods {
     const decision = tool ? this.access.decide(call.principal, requirement(tool)) : 'hidden';
     // A role cannot be stepped up, so a role-hidden tool is indistinguishable from an unknown one.
     if (!tool || decision === 'hidden') throw new McpRejectionError(invalidParams(call.id, `Unknown tool: ${name}`));
-    if (decision === 'missing_scope') throw new McpRejectionError(this.insufficientScope(call, tool));
+    if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, tool.name, tool.scopes));
     // Gateway compatibility (seed 004): `payload` stands in for absent `arguments`.
     const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
     if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
@@ -67,22 +57,6 @@ export class ToolMethods {
       return confirmationRequired(tool);
     }
     return this.invoker.invoke(tool, args, call);
-  }
-
-  private insufficientScope(call: McpCall, tool: RegisteredTool) {
-    const scope = tool.scopes.join(' ');
-    const description = `The token lacks the scope(s) needed for ${tool.name}: ${scope}`;
-    return reject('insufficient_scope', 403, -32600, description, call.id, {
-      headers: {
-        'WWW-Authenticate': formatBearerChallenge({
-          error: 'insufficient_scope',
-          errorDescription: description,
-          scope,
-          resourceMetadata: this.config.resourceMetadataUrl(call.req),
-        }),
-      },
-      exactBody: JSON.stringify({ error: 'insufficient_scope', error_description: description, scope }),
-    });
   }
 }
 

@@ -1,0 +1,145 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { McpConfig } from '../mcp-config.js';
+import { DtoSchemaBuilder } from './dto-schema.js';
+import { bindMethod, type MethodBinding } from './method-binding.js';
+import {
+  MCP_COMPLETION_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  type McpCompletionOptions,
+  type McpPromptArgument,
+  type McpPromptOptions,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+} from './mcp-catalog.decorators.js';
+import { type DecoratedMethod, scanDecoratedMethods } from './scan-providers.js';
+import { type CompiledTemplate, compileUriTemplate } from './uri-template.js';
+import { TOOL_NAME_PATTERN } from './tool-registry.js';
+
+interface Access {
+  readonly scopes: readonly string[];
+  readonly roles: readonly string[];
+}
+
+export interface RegisteredResource extends MethodBinding, Access {
+  readonly uri: string;
+  readonly mimeType?: string;
+  readonly listing: Readonly<Record<string, unknown>>;
+}
+
+export interface RegisteredTemplate extends MethodBinding, Access {
+  readonly name: string;
+  readonly compiled: CompiledTemplate;
+  readonly bind: Readonly<Record<string, string>>;
+  readonly mimeType?: string;
+  readonly listing: Readonly<Record<string, unknown>>;
+}
+
+export interface RegisteredPrompt extends MethodBinding, Access {
+  readonly name: string;
+  readonly arguments: readonly McpPromptArgument[];
+  readonly listing: Readonly<Record<string, unknown>>;
+}
+
+export interface RegisteredCompletion extends MethodBinding {
+  readonly key: string;
+}
+
+export function completionKey(ref: McpCompletionOptions['ref'], argument: string): string {
+  return ref.type === 'ref/prompt' ? `prompt\0${ref.name}\0${argument}` : `resource\0${ref.uri}\0${argument}`;
+}
+
+/**
+ * Resources, resource templates, prompts and completion providers, discovered once at bootstrap
+ * like tools. Duplicate URIs, templates or names stop the app with both places named.
+ */
+@Injectable()
+export class McpCatalogRegistry implements OnModuleInit {
+  readonly resources = new Map<string, RegisteredResource>();
+  readonly templates: RegisteredTemplate[] = [];
+  readonly prompts = new Map<string, RegisteredPrompt>();
+  readonly completions = new Map<string, RegisteredCompletion>();
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly config: McpConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const schemas = new DtoSchemaBuilder();
+    const closed = this.config.options.validation?.forbidNonWhitelisted === true;
+    const scan = <O>(key: string) => scanDecoratedMethods<O>(this.discovery, this.scanner, key);
+    const where = (m: DecoratedMethod<unknown>) => `${m.metatype.name}.${m.methodName}`;
+
+    for (const m of scan<McpResourceOptions>(MCP_RESOURCE_METADATA)) {
+      const o = m.options;
+      const existing = this.resources.get(o.uri);
+      if (existing) throw new Error(`@McpResource uri '${o.uri}' is declared twice: on ${existing.location} and on ${where(m)}`);
+      const binding = bindMethod(m, schemas, { label: 'resource', name: o.name, closed });
+      this.resources.set(o.uri, { ...binding, ...access(o), uri: o.uri, mimeType: o.mimeType, listing: listing(o, { uri: o.uri }) });
+    }
+
+    for (const m of scan<McpResourceTemplateOptions>(MCP_RESOURCE_TEMPLATE_METADATA)) {
+      const o = m.options;
+      const clash = this.templates.find((t) => t.compiled.template === o.uriTemplate || t.name === o.name);
+      if (clash) throw new Error(`@McpResourceTemplate '${o.uriTemplate}' (${o.name}) is declared twice: on ${clash.location} and on ${where(m)}`);
+      const compiled = compileUriTemplate(o.uriTemplate, o.variables);
+      const binding = bindMethod(m, schemas, { label: 'template', name: o.name, closed: false });
+      const bind = Object.fromEntries(compiled.variables.map((v) => [v, o.bind?.[v] ?? v]));
+      const missing = Object.values(bind).filter((arg) => !binding.argNames.includes(arg));
+      if (missing.length) throw new Error(`${where(m)}: URI variable(s) of ${o.uriTemplate} need @McpArg parameter(s) ${missing.join(', ')}`);
+      this.templates.push({ ...binding, ...access(o), name: o.name, compiled, bind, mimeType: o.mimeType, listing: listing(o, { uriTemplate: o.uriTemplate }) });
+    }
+
+    for (const m of scan<McpPromptOptions>(MCP_PROMPT_METADATA)) {
+      const o = m.options;
+      if (!TOOL_NAME_PATTERN.test(o.name)) throw new Error(`@McpPrompt name '${o.name}' on ${where(m)} must match ${TOOL_NAME_PATTERN}`);
+      const existing = this.prompts.get(o.name);
+      if (existing) throw new Error(`@McpPrompt name '${o.name}' is declared twice: on ${existing.location} and on ${where(m)}`);
+      const binding = bindMethod(m, schemas, { label: 'prompt', name: o.name, closed: false });
+      const args = o.arguments ?? [];
+      const entry = {
+        name: o.name,
+        ...(o.title ? { title: o.title } : {}),
+        ...(o.description ? { description: o.description } : {}),
+        arguments: args.map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), required: a.required === true })),
+      };
+      this.prompts.set(o.name, { ...binding, ...access(o), name: o.name, arguments: args, listing: entry });
+    }
+
+    for (const m of scan<McpCompletionOptions>(MCP_COMPLETION_METADATA)) {
+      const key = completionKey(m.options.ref, m.options.argument);
+      const existing = this.completions.get(key);
+      if (existing) throw new Error(`completion for ${m.options.argument} is declared twice: on ${existing.location} and on ${where(m)}`);
+      this.completions.set(key, { ...bindMethod(m, schemas, { label: 'completion', name: m.options.argument, closed: false }), key });
+    }
+  }
+
+  /** The fixed resource or the first template that matches `uri` strictly. */
+  resolve(uri: string): { resource: RegisteredResource } | { template: RegisteredTemplate; values: Record<string, string> } | undefined {
+    const resource = this.resources.get(uri);
+    if (resource) return { resource };
+    for (const template of this.templates) {
+      const values = template.compiled.match(uri);
+      if (values) return { template, values };
+    }
+    return undefined;
+  }
+}
+
+function access(o: { scopes?: readonly string[]; roles?: readonly string[] }): Access {
+  return { scopes: [...(o.scopes ?? [])], roles: [...(o.roles ?? [])] };
+}
+
+function listing(o: { name: string; title?: string; description?: string; mimeType?: string }, key: Record<string, string>) {
+  return {
+    ...key,
+    name: o.name,
+    ...(o.title ? { title: o.title } : {}),
+    ...(o.description ? { description: o.description } : {}),
+    ...(o.mimeType ? { mimeType: o.mimeType } : {}),
+  };
+}

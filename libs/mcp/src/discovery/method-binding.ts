@@ -1,0 +1,66 @@
+import type { PipeTransform, Type } from '@nestjs/common';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { DtoSchemaBuilder } from './dto-schema.js';
+import { MCP_PARAMS_METADATA, type McpParamBinding } from './mcp-param.decorators.js';
+import type { DecoratedMethod } from './scan-providers.js';
+import { type ArgSpec, buildToolInputClass } from './tool-input-class.js';
+
+/** How one decorated method is called: built once at bootstrap, shared by tools, resources, prompts, completions. */
+export interface MethodBinding {
+  readonly wrapper: InstanceWrapper;
+  readonly methodName: string;
+  /** `Class.method`, for messages. */
+  readonly location: string;
+  readonly bindings: readonly McpParamBinding[];
+  readonly arity: number;
+  readonly argNames: readonly string[];
+  readonly argPipes: ReadonlyMap<string, readonly (Type<PipeTransform> | PipeTransform)[]>;
+  /** Validates the flat input in one ValidationPipe pass (absent when the method takes no validated input). */
+  readonly inputClass?: Type;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+export interface BindingOptions {
+  /** What the method is exposed as, for messages and the input class name (e.g. "tool 'x'"). */
+  readonly label: string;
+  readonly name: string;
+  readonly closed: boolean;
+  /** A schema served verbatim instead of the generated one; arguments are then not validated by the module. */
+  readonly rawInputSchema?: Record<string, unknown>;
+  readonly extraSchema?: Record<string, unknown>;
+}
+
+export function bindMethod(method: DecoratedMethod<unknown>, schemas: DtoSchemaBuilder, options: BindingOptions): MethodBinding {
+  const { wrapper, metatype, methodName } = method;
+  const location = `${metatype.name}.${methodName}`;
+  const where = `${location} (${options.label})`;
+  const arity = (metatype.prototype[methodName] as (...a: unknown[]) => unknown).length;
+  const bindings: McpParamBinding[] = Reflect.getMetadata(MCP_PARAMS_METADATA, metatype.prototype, methodName) ?? [];
+  const types: unknown[] = Reflect.getMetadata('design:paramtypes', metatype.prototype, methodName) ?? [];
+  const bound = new Set(bindings.map((b) => b.index));
+  for (let i = 0; i < Math.max(arity, types.length); i++) {
+    if (!bound.has(i)) {
+      throw new Error(`parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext or @McpHttpRequest)`);
+    }
+  }
+  const inputs = bindings.filter((b) => b.kind === 'input');
+  if (inputs.length > 1) throw new Error(`${where} has more than one @McpInput parameter`);
+  const dto = inputs[0] ? (types[inputs[0].index] as Type | undefined) : undefined;
+  if (inputs[0] && (typeof dto !== 'function' || dto === Object)) throw new Error(`the @McpInput parameter of ${where} needs a DTO class type`);
+  const args: ArgSpec[] = [];
+  const argPipes = new Map<string, (Type<PipeTransform> | PipeTransform)[]>();
+  for (const b of bindings) {
+    if (b.kind !== 'arg') continue;
+    if (args.some((a) => a.name === b.name)) throw new Error(`${where} binds argument '${b.name}' twice`);
+    args.push({ name: b.name, type: types[b.index], options: b.options });
+    if (b.options.pipes?.length) argPipes.set(b.name, b.options.pipes);
+  }
+  if (dto && !options.rawInputSchema) {
+    const fields = Object.keys((schemas.build(dto) as { properties?: object }).properties ?? {});
+    const clash = args.find((a) => fields.includes(a.name));
+    if (clash) throw new Error(`${where}: @McpArg('${clash.name}') collides with a field of ${dto.name}`);
+  }
+  const inputClass = options.rawInputSchema ? undefined : buildToolInputClass(`${options.label}_${options.name}`, dto, args);
+  const inputSchema = options.rawInputSchema ?? { ...schemas.build(inputClass as Type, options.closed), ...options.extraSchema };
+  return { wrapper, methodName, location, bindings, arity, argNames: args.map((a) => a.name), argPipes, inputClass, inputSchema };
+}

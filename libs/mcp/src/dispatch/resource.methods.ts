@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
+import { McpRejectionError } from '../http/send.js';
+import { McpConfig } from '../mcp-config.js';
+import { invalidParams, type JsonObject } from '../protocol/index.js';
+import { AccessPolicy } from './access-policy.js';
+import { toResourceContents } from './catalog-results.js';
+import { asHandlerError } from './handler-errors.js';
+import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { MethodInvoker } from './method-invoker.js';
+import { insufficientScope } from './scope-challenge.js';
+import { VisibleLists } from './visible-lists.js';
+
+/** `resources/list`, `resources/templates/list` and `resources/read` (both eras). */
+@Injectable()
+export class ResourceMethods {
+  constructor(
+    private readonly catalog: McpCatalogRegistry,
+    private readonly lists: VisibleLists,
+    private readonly access: AccessPolicy,
+    private readonly invoker: MethodInvoker,
+    private readonly config: McpConfig,
+  ) {}
+
+  handlers(): McpMethodHandler[] {
+    const both = ['modern', 'legacy'] as const;
+    return [
+      { method: 'resources/list', eras: both, handle: (call) => this.list(call) },
+      { method: 'resources/templates/list', eras: both, handle: (call) => this.templates(call) },
+      { method: 'resources/read', eras: both, handle: (call) => this.read(call) },
+    ];
+  }
+
+  private list(call: McpCall): JsonObject {
+    const visible = this.lists.of('resources', 'resource', call.principal, [...this.catalog.resources.values()], (r) => r.uri);
+    const page = visible.page(call.params.cursor);
+    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
+    return page.nextCursor ? { resources: page.items, nextCursor: page.nextCursor } : { resources: page.items };
+  }
+
+  private templates(call: McpCall): JsonObject {
+    const visible = this.lists.of('templates', 'resource', call.principal, this.catalog.templates, (t) => t.compiled.template);
+    const page = visible.page(call.params.cursor);
+    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
+    return page.nextCursor ? { resourceTemplates: page.items, nextCursor: page.nextCursor } : { resourceTemplates: page.items };
+  }
+
+  private async read(call: McpCall): Promise<JsonObject> {
+    const uri = call.params.uri;
+    if (typeof uri !== 'string') throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "uri" must be a string'));
+    const notFound = (): McpRejectionError => new McpRejectionError(invalidParams(call.id, `Resource not found: ${uri}`, { uri }));
+    const match = this.catalog.resolve(uri);
+    if (!match) throw notFound();
+    const target = 'resource' in match ? match.resource : match.template;
+    const name = 'resource' in match ? match.resource.uri : match.template.compiled.template;
+    const decision = this.access.decide(call.principal, { kind: 'resource', name, scopes: target.scopes, roles: target.roles });
+    if (decision === 'hidden') throw notFound();
+    if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
+    const args: JsonObject = {};
+    if ('template' in match) for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
+    try {
+      const value = await this.invoker.invoke(target, args, call, { name, uri });
+      return { contents: toResourceContents(uri, target.mimeType, value) };
+    } catch (error) {
+      throw asHandlerError(error, this.config, call.id, { uri });
+    }
+  }
+}
