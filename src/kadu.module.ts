@@ -24,6 +24,7 @@ import { MembersService } from './members/members.service.js';
 import { OrgContextService } from './orgs/org-context.service.js';
 import { SECRET_VALUE_BOX, SecretEntryController } from './secrets/secret-entry.controller.js';
 import { SecretsService } from './secrets/secrets.service.js';
+import { TaskInputValidator } from './tasks/input-schema.js';
 import { TasksService } from './tasks/tasks.service.js';
 import { AccountService } from './usage/account.service.js';
 import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './webhooks/delivery-worker.js';
@@ -61,6 +62,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     FileStorage,
     AccountService,
     TasksService,
+    TaskInputValidator,
     ExecutionsService,
     ExecutionRunner,
     FilesService,

@@ -48,6 +48,7 @@ export class ExecutionsService {
       const row = await this.db.transaction(async (tx) => {
         const task = await this.tasks.load(tx, ctx.orgId, taskId);
         this.checkLaunchPolicy(task, ctx);
+        this.tasks.inputs.assertInput(task.id, String(task.updated_at), task.input_schema, dto.input ?? {});
         const fileIds = dto.input_file_ids ?? [];
         for (const fileId of fileIds) await this.checkInputFile(tx, ctx.orgId, fileId);
         await this.checkPlan(tx, ctx, task.cost_cap);

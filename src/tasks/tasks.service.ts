@@ -11,6 +11,7 @@ import { DATABASE, type Database, type Queryable } from '../db/database.js';
 import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
 import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, UpdateTaskDto } from './task.dto.js';
+import { TaskInputValidator } from './input-schema.js';
 import { type TaskRow, taskView, type TaskView } from './task.view.js';
 
 /** Tasks: what an organisation can run. One implementation behind /api/v1/tasks and the kadu_tasks_* tools. */
@@ -21,6 +22,7 @@ export class TasksService {
     private readonly orgs: OrgContextService,
     private readonly idempotency: IdempotencyService,
     private readonly paginator: Paginator,
+    readonly inputs: TaskInputValidator,
   ) {}
 
   @McpTool({
@@ -66,6 +68,7 @@ export class TasksService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
+    this.inputs.assertSchema(dto.input_schema);
     return this.idempotency.run(ctx.orgId, idempotencyKey, 'tasks.create', dto, 201, async () => {
       const [row] = await this.db.query<TaskRow>(
         `insert into tasks (id, org_id, name, description, kind, instructions, input_schema, cost_cap, launch_policy, destinations)
@@ -90,6 +93,7 @@ export class TasksService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
+    this.inputs.assertSchema(dto.input_schema);
     return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.update:${taskId}`, dto, 200, () =>
       this.patch(ctx.orgId, taskId, {
         name: dto.name,

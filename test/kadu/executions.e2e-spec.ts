@@ -196,6 +196,18 @@ describe('plan and policy', () => {
     expect((await admin.as({ role: 'owner', user: 'olga@acme.test' }).rest('post', `/api/v1/tasks/${taskId}/run`, {})).status).toBe(202);
   });
 
+  it("a run's input must match the task's input_schema", async () => {
+    const schema = { type: 'object', properties: { month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' } }, required: ['month'] };
+    const created = await admin.rest('post', '/api/v1/tasks', { name: 'typed', kind: 'echo', cost_cap: 5, input_schema: schema });
+    expect(created.status).toBe(201);
+    const bad = await admin.rest('post', `/api/v1/tasks/${created.body.data.id}/run`, { input: { month: 'May' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0]).toMatchObject({ code: 'input_invalid', param: 'input.month' });
+    expect((await admin.rest('post', `/api/v1/tasks/${created.body.data.id}/run`, { input: { month: '2026-11' } })).status).toBe(202);
+    const invalidSchema = await admin.rest('post', '/api/v1/tasks', { name: 'x', kind: 'echo', cost_cap: 5, input_schema: { type: 'nonsense' } });
+    expect(invalidSchema.status).toBe(422);
+  });
+
   it('a viewer cannot run tasks', async () => {
     const viewer = admin.as({ role: 'viewer', user: 'vic@acme.test' });
     const res = await viewer.rest('post', `/api/v1/tasks/${await task(admin, 'echo')}/run`, {});
