@@ -19,6 +19,8 @@ import { FileStorage } from './files/file-storage.js';
 import { FileTransferController } from './files/file-transfer.controller.js';
 import { FilesService } from './files/files.service.js';
 import { UrlSigner } from './files/url-signer.js';
+import { KaduCompletionsService } from './mcp/kadu-completions.service.js';
+import { KaduPromptsService } from './mcp/kadu-prompts.service.js';
 import { loadStateKey } from './mcp/state-key.js';
 import { MembersService } from './members/members.service.js';
 import { OrgContextService } from './orgs/org-context.service.js';
@@ -71,6 +73,8 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     DeliveryWorker,
     SecretsService,
     MembersService,
+    KaduPromptsService,
+    KaduCompletionsService,
   ],
   exports: [STATE_KEY],
 })

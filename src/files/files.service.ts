@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
@@ -116,6 +116,15 @@ export class FilesService {
     return this.paginator.page(rows.map(fileView), limit, filters);
   }
 
+  @McpResourceTemplate({
+    uriTemplate: 'kobana://kadu/files/{id}',
+    name: 'file',
+    title: 'File',
+    description: "A file's metadata (never its bytes).",
+    mimeType: 'application/json',
+    bind: { id: 'file_id' },
+    ...PERMISSIONS.filesRead,
+  })
   @McpTool({ name: 'kadu_files_get', title: 'Get a file', description: 'Gets a file\'s metadata (never its bytes).', annotations: hints('read', true), ...PERMISSIONS.filesRead })
   async get(@McpCaller() principal: KaduPrincipal, @McpArg('file_id', idArg('file')) fileId: string): Promise<Envelope<FileView>> {
     const ctx = await this.orgs.of(principal);

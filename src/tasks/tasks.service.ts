@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpResource, McpResourceTemplate, McpTool } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
@@ -43,6 +43,15 @@ export class TasksService {
     return this.paginator.page(rows.map(taskView), limit, {});
   }
 
+  @McpResourceTemplate({
+    uriTemplate: 'kobana://kadu/tasks/{id}',
+    name: 'task',
+    title: 'Task',
+    description: 'One task of your organisation, as kadu_tasks_get returns it.',
+    mimeType: 'application/json',
+    bind: { id: 'task_id' },
+    ...PERMISSIONS.tasksRead,
+  })
   @McpTool({
     name: 'kadu_tasks_get',
     title: 'Get a task',
@@ -166,6 +175,26 @@ export class TasksService {
     );
     if (!row) throw ApiError.notFound('task');
     return { data: taskView(row) };
+  }
+
+  @McpResource({
+    uri: 'kobana://kadu/tasks',
+    name: 'runnable_tasks',
+    title: 'Runnable tasks',
+    description: 'The tasks you may launch, with their kind, cost cap and input schema.',
+    mimeType: 'application/json',
+    ...PERMISSIONS.tasksRead,
+  })
+  async runnable(@McpCaller() principal: KaduPrincipal) {
+    const ctx = await this.orgs.of(principal);
+    const rows = await this.db.query<TaskRow>('select * from tasks where org_id = $1 and deleted_at is null order by id desc limit 200', [ctx.orgId]);
+    const mayLaunch = (t: TaskRow) =>
+      (!t.launch_policy.roles.length && !t.launch_policy.member_ids.length) ||
+      t.launch_policy.roles.includes(principal.role) ||
+      t.launch_policy.member_ids.includes(ctx.memberId);
+    return {
+      data: rows.filter(mayLaunch).map((t) => ({ id: t.id, name: t.name, description: t.description, kind: t.kind, cost_cap: t.cost_cap, input_schema: t.input_schema })),
+    };
   }
 
   /** A live task of the org, or 404 (missing, foreign and deleted look the same). */

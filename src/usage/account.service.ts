@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpCaller, McpTool } from '@app/mcp';
+import { McpCaller, McpResource, McpTool } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { DATABASE, type Database } from '../db/database.js';
@@ -14,6 +14,7 @@ export class AccountService {
     private readonly orgs: OrgContextService,
   ) {}
 
+  @McpResource({ uri: 'kobana://kadu/me', name: 'me', title: 'Me', description: 'Your organisation, plan, member record, role and scopes.', mimeType: 'application/json', ...PERMISSIONS.me })
   @McpTool({
     name: 'kadu_me_get',
     title: 'Who am I',
@@ -36,6 +37,7 @@ export class AccountService {
     };
   }
 
+  @McpResource({ uri: 'kobana://kadu/usage', name: 'usage', title: 'Usage', description: "This month's spend against the plan budget.", mimeType: 'application/json', ...PERMISSIONS.usageRead })
   @McpTool({
     name: 'kadu_usage_get',
     title: 'Usage this month',

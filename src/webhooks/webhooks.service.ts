@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
@@ -42,6 +42,15 @@ export class WebhooksService {
     return this.paginator.page(rows.map(webhookView), limit, {});
   }
 
+  @McpResourceTemplate({
+    uriTemplate: 'kobana://kadu/webhooks/{id}',
+    name: 'webhook',
+    title: 'Webhook',
+    description: 'A webhook (never its secret).',
+    mimeType: 'application/json',
+    bind: { id: 'webhook_id' },
+    ...PERMISSIONS.webhooksRead,
+  })
   @McpTool({ name: 'kadu_webhooks_get', title: 'Get a webhook', description: 'Gets a webhook (never its secret).', annotations: hints('read', true), ...PERMISSIONS.webhooksRead })
   async get(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
@@ -149,6 +158,15 @@ export class WebhooksService {
     return this.paginator.page(rows.map(deliveryView), limit, filters);
   }
 
+  @McpResourceTemplate({
+    uriTemplate: 'kobana://kadu/webhook_deliveries/{id}',
+    name: 'webhook_delivery',
+    title: 'Webhook delivery',
+    description: 'One webhook delivery: payload, status, attempts, last response code and error.',
+    mimeType: 'application/json',
+    bind: { id: 'delivery_id' },
+    ...PERMISSIONS.webhooksRead,
+  })
   @McpTool({ name: 'kadu_webhook_deliveries_get', title: 'Get a webhook delivery', description: 'Gets one delivery: payload, status, attempts, last response code and error.', annotations: hints('read', true), ...PERMISSIONS.webhooksRead })
   async getDelivery(@McpCaller() principal: KaduPrincipal, @McpArg('delivery_id', idArg('delivery')) deliveryId: string) {
     const ctx = await this.orgs.of(principal);

@@ -110,11 +110,14 @@ export class McpCatalogRegistry implements OnModuleInit {
       this.prompts.set(o.name, { ...binding, ...access(o), name: o.name, arguments: args, listing: entry });
     }
 
-    for (const m of scan<McpCompletionOptions>(MCP_COMPLETION_METADATA)) {
-      const key = completionKey(m.options.ref, m.options.argument);
-      const existing = this.completions.get(key);
-      if (existing) throw new Error(`completion for ${m.options.argument} is declared twice: on ${existing.location} and on ${where(m)}`);
-      this.completions.set(key, { ...bindMethod(m, schemas, { label: 'completion', name: m.options.argument, closed: false }), key });
+    for (const m of scan<McpCompletionOptions[]>(MCP_COMPLETION_METADATA)) {
+      const binding = bindMethod(m, schemas, { label: 'completion', name: `${m.metatype.name}_${m.methodName}`, closed: false });
+      for (const options of m.options) {
+        const key = completionKey(options.ref, options.argument);
+        const existing = this.completions.get(key);
+        if (existing) throw new Error(`completion for ${options.argument} is declared twice: on ${existing.location} and on ${where(m)}`);
+        this.completions.set(key, { ...binding, key });
+      }
     }
   }
 

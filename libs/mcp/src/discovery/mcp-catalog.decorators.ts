@@ -75,5 +75,13 @@ export const McpResourceTemplate = (options: McpResourceTemplateOptions): Method
 /** A prompt; its arguments are the method's `@McpArg`s; it returns messages (or one string). */
 export const McpPrompt = (options: McpPromptOptions): MethodDecorator => mark(MCP_PROMPT_METADATA, options);
 
-/** Completes one prompt argument or URI variable: `@McpArg('value')` is the partial value; returns candidates. */
-export const McpCompletion = (options: McpCompletionOptions): MethodDecorator => mark(MCP_COMPLETION_METADATA, options);
+/**
+ * Completes one prompt argument or URI variable: `@McpArg('value')` is the partial value; returns
+ * candidates. Stack it to complete several arguments with one method.
+ */
+export const McpCompletion = (options: McpCompletionOptions): MethodDecorator => (_target, _key, descriptor) => {
+  const method = descriptor.value as object;
+  const list: McpCompletionOptions[] = Reflect.getMetadata(MCP_COMPLETION_METADATA, method) ?? [];
+  Reflect.defineMetadata(MCP_COMPLETION_METADATA, [...list, options], method);
+  return descriptor;
+};
