@@ -59,3 +59,45 @@ describe('@modelcontextprotocol/sdk 1.32.2', () => {
     await expect(failure).rejects.toThrow(/invalid_token/);
   });
 });
+
+describe('resources and prompts through the official clients', () => {
+  let taskId: string;
+
+  beforeAll(async () => {
+    const { KaduClient } = await import('../support/kadu-client.js');
+    const admin = new KaduClient(kadu);
+    taskId = (await admin.rest('post', '/api/v1/tasks', { name: 'Client task', kind: 'echo', cost_cap: 3 })).body.data.id;
+  });
+
+  it('v2 (2026-07-28) lists templates, reads a task resource and gets a prompt', async () => {
+    const client = new ClientV2({ name: 'v2-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new TransportV2(endpoint, auth(await kadu.token())));
+    try {
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('kobana://kadu/tasks/{id}');
+      const read = await client.readResource({ uri: `kobana://kadu/tasks/${taskId}` });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).data.name).toBe('Client task');
+      const prompt = await client.getPrompt({ name: 'kadu_run_task', arguments: { task_id: taskId } });
+      expect((prompt.messages[0]!.content as { text: string }).text).toContain('kadu_tasks_run');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('v1 (2025 era) lists templates, reads a task resource and gets a prompt', async () => {
+    const client = new ClientV1({ name: 'v1-test', version: '1.0.0' });
+    await client.connect(new TransportV1(endpoint, auth(await kadu.token())));
+    try {
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('kobana://kadu/executions/{id}');
+      const read = await client.readResource({ uri: `kobana://kadu/tasks/${taskId}` });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).data.id).toBe(taskId);
+      const prompt = await client.getPrompt({ name: 'kadu_cost_review' });
+      expect((prompt.messages[0]!.content as { text: string }).text).toContain('kadu_executions_list');
+      const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'kadu_run_task' }, argument: { name: 'task_id', value: taskId.slice(0, 10) } });
+      expect(completion.completion.values).toContain(taskId);
+    } finally {
+      await client.close();
+    }
+  });
+});
