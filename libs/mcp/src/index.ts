@@ -22,6 +22,7 @@ export {
   McpCaller,
   McpContext,
   McpHttpRequest,
+  McpInputs,
   type McpArgOptions,
 } from './discovery/mcp-param.decorators.js';
 export { McpToolRegistry, type RegisteredTool } from './discovery/tool-registry.js';
@@ -46,3 +47,7 @@ export { HeaderMatchGuard } from './guards/header-match.guard.js';
 export { McpTransportGuard } from './guards/transport.guard.js';
 export { JSONSchema } from 'class-validator-jsonschema';
 export * as protocol from './protocol/index.js';
+export { InputRequests, type InputRound as McpInputRound, type InputRequest, type ElicitResult } from './confirmation/inputs.js';
+export { type McpStateStore, MCP_STATE_STORE } from './state/mcp-state-store.js';
+export { InMemoryStateStore } from './state/in-memory-state-store.js';
+export { RedisStateStore } from './state/redis-state-store.js';

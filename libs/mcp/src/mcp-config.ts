@@ -27,7 +27,7 @@ export class McpConfig {
   readonly pageSize: number;
   readonly stateKey: Buffer;
   readonly annotationDefaults: Required<McpToolAnnotationDefaults>;
-  readonly destructiveTools: 'refuse' | 'run';
+  readonly destructiveTools: 'confirm' | 'refuse' | 'run';
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) readonly options: McpModuleOptions,
@@ -54,7 +54,7 @@ export class McpConfig {
       openWorldHint: false,
       ...options.annotationDefaults,
     };
-    this.destructiveTools = options.destructiveTools ?? 'refuse';
+    this.destructiveTools = options.destructiveTools ?? 'confirm';
   }
 
   principalOf(req: Request): McpPrincipal | undefined {
@@ -69,6 +69,12 @@ export class McpConfig {
 
   resourceMetadataUrl(req: Request): string {
     return protectedResourceMetadataUrl(this.baseUrl(req), this.path);
+  }
+
+  /** Who a request-state or an approval belongs to (default: the principal's subject). */
+  principalKey(principal: McpPrincipal | undefined): string {
+    if (!principal) return 'anonymous';
+    return this.options.principalKey ? this.options.principalKey(principal) : principal.subject;
   }
 
   resourceUrl(req: Request): string {

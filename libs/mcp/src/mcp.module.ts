@@ -6,6 +6,12 @@ import { PromptMethods } from './dispatch/prompt.methods.js';
 import { ResourceMethods } from './dispatch/resource.methods.js';
 import { VisibleLists } from './dispatch/visible-lists.js';
 import { McpCatalogRegistry } from './discovery/catalog-registry.js';
+import { createApprovalController } from './confirmation/approval.controller.js';
+import { ApprovalsService } from './confirmation/approvals.service.js';
+import { DestructiveGate } from './confirmation/destructive-gate.js';
+import { MrtrService } from './confirmation/mrtr.service.js';
+import { InMemoryStateStore } from './state/in-memory-state-store.js';
+import { MCP_STATE_STORE } from './state/mcp-state-store.js';
 import { LifecycleMethods } from './dispatch/lifecycle.methods.js';
 import { McpDispatcher } from './dispatch/mcp-dispatcher.js';
 import { MethodInvoker } from './dispatch/method-invoker.js';
@@ -40,6 +46,14 @@ const PROVIDERS = [
   CompletionMethods,
   VisibleLists,
   McpCatalogRegistry,
+  MrtrService,
+  ApprovalsService,
+  DestructiveGate,
+  {
+    provide: MCP_STATE_STORE,
+    inject: [MCP_MODULE_OPTIONS],
+    useFactory: (options: McpModuleOptions) => options.stateStore ?? new InMemoryStateStore(),
+  },
   McpDispatcher,
   McpTransportGuard,
   EraGuard,
@@ -71,9 +85,9 @@ export class McpModule implements NestModule {
     return {
       module: McpModule,
       imports: [DiscoveryModule, ...(declaration.imports ?? [])],
-      controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path)],
+      controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path), createApprovalController(path)],
       providers: [...(optionProviders ?? []), { provide: MCP_ENDPOINT_PATH, useValue: path }, ...PROVIDERS],
-      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy],
+      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, MCP_STATE_STORE],
     };
   }
 

@@ -63,8 +63,25 @@ export interface McpModuleOptions {
   };
   /** Answer 2025-era `logging/setLevel` with `{}` and advertise `logging` (off by default). */
   legacyLogging?: boolean;
-  /** How destructive tools are handled until a confirmation flow exists: refuse (default) or run. */
-  destructiveTools?: 'refuse' | 'run';
+  /**
+   * Destructive tools (`destructiveHint: true`): `confirm` (default) runs them only after the
+   * person confirms — in the chat (2026 + form elicitation) or through an approval link;
+   * `refuse` never runs them through MCP; `run` runs them at once (trusted clients only).
+   */
+  destructiveTools?: 'confirm' | 'refuse' | 'run';
+  /** A stable key for the principal that request states and approvals are bound to (default: subject). */
+  principalKey?: (principal: McpPrincipal) => string;
+  /** The shared store for nonces and approvals (default: in memory, one process). */
+  stateStore?: import('./state/mcp-state-store.js').McpStateStore;
+  /** Approval links for destructive tools. */
+  approvals?: {
+    /** Lifetime of a link (default 10 minutes). */
+    ttlMs?: number;
+    /** The host app's web-session check on the approval page (default: the link alone). */
+    sessionCheck?: (req: Request, approval: { id: string; subject: string; tool: string }) => boolean | Promise<boolean>;
+  };
+  /** Plain words for the confirmation: what will happen if the person continues. */
+  describeConfirmation?: (tool: { name: string; title?: string }, args: Record<string, unknown>, principal: McpPrincipal | undefined) => string | Promise<string>;
 }
 
 /** Declaration-time options: they shape routes and guards, so they cannot come from a factory. */

@@ -21,7 +21,8 @@ export type McpParamBinding =
   | { readonly index: number; readonly kind: 'input' }
   | { readonly index: number; readonly kind: 'caller' }
   | { readonly index: number; readonly kind: 'context' }
-  | { readonly index: number; readonly kind: 'request' };
+  | { readonly index: number; readonly kind: 'request' }
+  | { readonly index: number; readonly kind: 'inputs' };
 
 function bind(binding: McpParamBinding): ParameterDecorator {
   return (target, key) => {
@@ -46,3 +47,9 @@ export const McpContext = (): ParameterDecorator => (target, key, index) => bind
 
 /** The real HTTP request that carried the MCP message. */
 export const McpHttpRequest = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'request' })(target, key, index);
+
+/**
+ * The multi-round-trip context (2026 era): answers to what the handler asked before, its state
+ * from that round, and `require()` to ask the client for input (elicitation, sampling, roots).
+ */
+export const McpInputs = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'inputs' })(target, key, index);

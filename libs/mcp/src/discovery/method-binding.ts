@@ -40,7 +40,7 @@ export function bindMethod(method: DecoratedMethod<unknown>, schemas: DtoSchemaB
   const bound = new Set(bindings.map((b) => b.index));
   for (let i = 0; i < Math.max(arity, types.length); i++) {
     if (!bound.has(i)) {
-      throw new Error(`parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext or @McpHttpRequest)`);
+      throw new Error(`parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest)`);
     }
   }
   const inputs = bindings.filter((b) => b.kind === 'input');

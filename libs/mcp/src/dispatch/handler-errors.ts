@@ -10,6 +10,7 @@ import { invalidParams, type JsonRpcId } from '../protocol/index.js';
  */
 export function asHandlerError(error: unknown, config: McpConfig, id: JsonRpcId, notFound?: { uri: string }): unknown {
   if (error instanceof McpRejectionError || !(error instanceof HttpException) || error.getStatus() >= 500) return error;
+  // (input requests are not HttpExceptions: they pass through to the MRTR service untouched)
   if (error.getStatus() === 404 && notFound) {
     return new McpRejectionError(invalidParams(id, `Resource not found: ${notFound.uri}`, { uri: notFound.uri }));
   }

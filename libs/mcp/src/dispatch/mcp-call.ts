@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from '../auth/principal.js';
+import type { InputRound } from '../confirmation/inputs.js';
 import type { ClientInfo, EraDecision, JsonObject, JsonRpcId } from '../protocol/index.js';
 
 /** One JSON-RPC request that passed the ladder, as handlers see it. */
@@ -12,6 +13,8 @@ export interface McpCall {
   readonly requestId: string;
   readonly req: Request;
   readonly res: Response;
+  /** The MRTR round, for tools/call, prompts/get and resources/read. */
+  readonly inputs?: InputRound;
 }
 
 /** What `@McpContext()` gives a tool method. */

@@ -49,6 +49,7 @@ export class MethodInvoker {
       else if (b.kind === 'input') params[b.index] = input;
       else if (b.kind === 'caller') params[b.index] = call.principal;
       else if (b.kind === 'context') params[b.index] = contextOf(call, context);
+      else if (b.kind === 'inputs') params[b.index] = call.inputs;
       else params[b.index] = call.req;
     }
     return params;

@@ -10,6 +10,7 @@ import type { McpCall, McpMethodHandler } from './mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 import { VisibleLists } from './visible-lists.js';
+import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `prompts/list` and `prompts/get` (both eras). */
 @Injectable()
@@ -20,6 +21,7 @@ export class PromptMethods {
     private readonly access: AccessPolicy,
     private readonly invoker: MethodInvoker,
     private readonly config: McpConfig,
+    private readonly mrtr: MrtrService,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -59,11 +61,13 @@ export class PromptMethods {
       }
       args[declared.name] = value;
     }
-    try {
-      const value = await this.invoker.invoke(prompt, args, call, { name: prompt.name });
-      return toPromptResult(value, prompt.listing.description as string | undefined);
-    } catch (error) {
-      throw asHandlerError(error, this.config, call.id);
-    }
+    return this.mrtr.run(call, prompt.name, args, async (inputs) => {
+      try {
+        const value = await this.invoker.invoke(prompt, args, { ...call, inputs }, { name: prompt.name });
+        return toPromptResult(value, prompt.listing.description as string | undefined);
+      } catch (error) {
+        throw asHandlerError(error, this.config, call.id);
+      }
+    });
   }
 }

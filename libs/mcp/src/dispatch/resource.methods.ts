@@ -10,6 +10,7 @@ import type { McpCall, McpMethodHandler } from './mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 import { VisibleLists } from './visible-lists.js';
+import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read` (both eras). */
 @Injectable()
@@ -20,6 +21,7 @@ export class ResourceMethods {
     private readonly access: AccessPolicy,
     private readonly invoker: MethodInvoker,
     private readonly config: McpConfig,
+    private readonly mrtr: MrtrService,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -58,11 +60,13 @@ export class ResourceMethods {
     if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
     const args: JsonObject = {};
     if ('template' in match) for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
-    try {
-      const value = await this.invoker.invoke(target, args, call, { name, uri });
-      return { contents: toResourceContents(uri, target.mimeType, value) };
-    } catch (error) {
-      throw asHandlerError(error, this.config, call.id, { uri });
-    }
+    return this.mrtr.run(call, uri, { uri }, async (inputs) => {
+      try {
+        const value = await this.invoker.invoke(target, args, { ...call, inputs }, { name, uri });
+        return { contents: toResourceContents(uri, target.mimeType, value) };
+      } catch (error) {
+        throw asHandlerError(error, this.config, call.id, { uri });
+      }
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { HttpException, Injectable, Logger } from '@nestjs/common';
 import type { RegisteredTool } from '../discovery/tool-registry.js';
+import { InputRequiredSignal, MissingCapabilitySignal } from '../confirmation/inputs.js';
 import { McpRejectionError } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
@@ -37,7 +38,7 @@ export class ToolInvoker {
   }
 
   private failure(error: unknown, tool: RegisteredTool, call: McpCall): JsonObject {
-    if (error instanceof McpRejectionError) throw error;
+    if (error instanceof McpRejectionError || error instanceof InputRequiredSignal || error instanceof MissingCapabilitySignal) throw error;
     if (error instanceof HttpException && error.getStatus() < 500) {
       const body = this.config.options.errorBody ? this.config.options.errorBody(error) : error.getResponse();
       return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };

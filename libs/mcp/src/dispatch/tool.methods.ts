@@ -10,6 +10,8 @@ import type { PagedList } from './paged-list.js';
 import { insufficientScope } from './scope-challenge.js';
 import { ToolInvoker } from './tool-invoker.js';
 import { VisibleLists } from './visible-lists.js';
+import { DestructiveGate } from '../confirmation/destructive-gate.js';
+import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `tools/list` and `tools/call` (both eras). */
 @Injectable()
@@ -20,6 +22,8 @@ export class ToolMethods {
     private readonly invoker: ToolInvoker,
     private readonly config: McpConfig,
     private readonly lists: VisibleLists,
+    private readonly mrtr: MrtrService,
+    private readonly gate: DestructiveGate,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -53,23 +57,14 @@ export class ToolMethods {
     // Gateway compatibility (seed 004): `payload` stands in for absent `arguments`.
     const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
     if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
-    if (tool.annotations.destructiveHint && this.config.destructiveTools === 'refuse') {
-      return confirmationRequired(tool);
-    }
-    return this.invoker.invoke(tool, args, call);
+    return this.mrtr.run(call, tool.name, args, async (inputs) => {
+      const withInputs: McpCall = { ...call, inputs };
+      const run = () => this.invoker.invoke(tool, args, withInputs);
+      return tool.annotations.destructiveHint ? this.gate.guard(tool, args, withInputs, inputs, run) : run();
+    });
   }
 }
 
 function requirement(tool: RegisteredTool) {
   return { kind: 'tool' as const, name: tool.name, scopes: tool.scopes, roles: tool.roles };
-}
-
-function confirmationRequired(tool: RegisteredTool): JsonObject {
-  const body = {
-    error: {
-      code: 'confirmation_required',
-      message: `${tool.name} is destructive and needs the person's confirmation, which this server cannot obtain yet; it was not run.`,
-    },
-  };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }

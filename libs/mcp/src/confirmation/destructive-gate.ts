@@ -1,0 +1,136 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { McpCall } from '../dispatch/mcp-call.js';
+import type { RegisteredTool } from '../discovery/tool-registry.js';
+import { McpConfig } from '../mcp-config.js';
+import type { JsonObject } from '../protocol/index.js';
+import { ApprovalsService, type ApprovalRecord } from './approvals.service.js';
+import { canonicalJson } from './canonical-json.js';
+import { InputRequests, type InputRound } from './inputs.js';
+import { argumentDigest } from './request-state.js';
+
+const CONFIRM_SCHEMA: JsonObject = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Continue', description: 'Run it now' } },
+  required: ['confirm'],
+};
+
+const errorResult = (body: Record<string, unknown>): JsonObject => ({ content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true });
+
+/**
+ * Nothing destructive runs until the person chooses to continue (security.md §Confirmation), and
+ * one confirmation allows exactly one run of exactly those arguments:
+ * - 2026 clients that can show a form: `input_required` asking for `confirm`, run once on accept;
+ * - 2026 clients that can only open a URL: the approval link as a URL elicitation;
+ * - every other client: an `isError` result carrying the approval link and what to do next.
+ */
+@Injectable()
+export class DestructiveGate {
+  private readonly audit = new Logger('McpAudit');
+
+  constructor(
+    private readonly config: McpConfig,
+    private readonly approvals: ApprovalsService,
+  ) {}
+
+  async guard(tool: RegisteredTool, args: JsonObject, call: McpCall, inputs: InputRound, run: () => Promise<JsonObject>): Promise<JsonObject> {
+    if (this.config.destructiveTools === 'run') return run();
+    if (this.config.destructiveTools === 'refuse') {
+      return errorResult({ code: 'confirmation_required', message: `${tool.name} is destructive and this server does not run destructive tools over MCP; it was not run.` });
+    }
+    const digest = argumentDigest(canonicalJson(args));
+    const principalKey = this.config.principalKey(call.principal);
+    const title = tool.annotations.title ?? tool.name;
+    const describe = this.config.options.describeConfirmation;
+    const message = describe ? await describe({ name: tool.name, title }, args, call.principal) : `${title} with ${JSON.stringify(args)}.`;
+    const log = (event: string, extra: Record<string, unknown> = {}) =>
+      this.audit.log(JSON.stringify({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), tool: tool.name, digest, ...extra }));
+    const runOnce = async (via: string): Promise<JsonObject> => {
+      log('run', { via });
+      return run();
+    };
+
+    if (inputs.can('form')) {
+      const state = inputs.state as { confirm?: string } | undefined;
+      const answer = state?.confirm === tool.name ? inputs.elicitation('confirm', CONFIRM_SCHEMA) : undefined;
+      if (answer) {
+        if (answer.action === 'accept' && answer.content?.confirm === true) {
+          log('confirmed', { via: 'elicitation' });
+          return runOnce('elicitation');
+        }
+        log('declined', { via: 'elicitation', action: answer.action });
+        return errorResult({ code: 'confirmation_declined', message: `The person declined ${title}; nothing was run. Do not retry unless they ask.` });
+      }
+      log('requested', { via: 'elicitation' });
+      inputs.require({ confirm: InputRequests.form(`${message}\n\nDo you want to continue?`, CONFIRM_SCHEMA) }, { confirm: tool.name });
+    }
+
+    if (inputs.can('url')) {
+      const state = inputs.state as { approval?: string; url?: string } | undefined;
+      if (state?.approval && state.url) {
+        const found = await this.approvals.byId(state.approval);
+        if (found?.status === 'approved' && found.record.digest === digest && (await this.approvals.consume(found.record))) {
+          log('confirmed', { via: 'url_elicitation', approval_id: found.record.id });
+          return runOnce('url_elicitation');
+        }
+        if (found?.status === 'rejected') {
+          log('declined', { via: 'url_elicitation', approval_id: found.record.id });
+          return errorResult({ code: 'approval_rejected', message: `The person chose Cancel for ${title}; nothing was run.` });
+        }
+        if (found?.status === 'pending') inputs.require({ approval: InputRequests.url(this.urlMessage(message), state.url) }, state);
+      }
+      const issued = await this.issue(tool, title, args, digest, principalKey, message, call);
+      log('requested', { via: 'url_elicitation', approval_id: issued.id });
+      inputs.require({ approval: InputRequests.url(this.urlMessage(message), issued.url) }, { approval: issued.id, url: issued.url });
+    }
+
+    const existing = await this.approvals.forCall(principalKey, tool.name, digest);
+    if (existing?.status === 'approved') {
+      if (await this.approvals.consume(existing.record)) {
+        log('confirmed', { via: 'approval_link', approval_id: existing.record.id });
+        return runOnce('approval_link');
+      }
+    } else if (existing?.status === 'rejected') {
+      await this.approvals.forget(existing.record);
+      log('declined', { via: 'approval_link', approval_id: existing.record.id });
+      return errorResult({ code: 'approval_rejected', message: `The person chose Cancel for ${title}; nothing was run. Do not retry unless they ask.` });
+    } else if (existing?.status === 'pending') {
+      return errorResult({
+        code: 'approval_pending',
+        message: `The person has not chosen Continue yet on the approval link for ${title} (approval ${existing.record.id}, expires ${new Date(existing.record.expiresAt).toISOString()}). Ask them to open it; then call this tool again with the same arguments.`,
+        approval_id: existing.record.id,
+        expires_at: new Date(existing.record.expiresAt).toISOString(),
+      });
+    }
+    const issued = await this.issue(tool, title, args, digest, principalKey, message, call);
+    log('requested', { via: 'approval_link', approval_id: issued.id });
+    return errorResult({
+      code: 'approval_required',
+      message: `${message} This needs the person's approval. Show them this link: ${issued.url} — once they have chosen Continue there, call ${tool.name} again with exactly the same arguments. Nothing has run yet.`,
+      approval_url: issued.url,
+      approval_id: issued.id,
+      expires_at: issued.expiresAt,
+    });
+  }
+
+  private issue(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, message: string, call: McpCall) {
+    const record: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf'> = {
+      principalKey,
+      requester: call.principal?.subject ?? 'an unknown caller',
+      clientName: this.clientName(call),
+      tool: tool.name,
+      title,
+      digest,
+      args,
+      message,
+    };
+    return this.approvals.create(record, this.config.baseUrl(call.req));
+  }
+
+  private urlMessage(message: string): string {
+    return `${message} Open the link to review it and choose Continue or Cancel, then come back here.`;
+  }
+
+  private clientName(call: McpCall): string {
+    return (call.era.era === 'modern' && call.era.clientInfo?.name) || 'an MCP client';
+  }
+}
