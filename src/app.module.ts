@@ -6,6 +6,7 @@ import { McpAuthGuard } from './auth/auth.guards.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { KaduModule } from './kadu.module.js';
+import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
 import { loadStateKey } from './mcp/state-key.js';
 
@@ -30,8 +31,12 @@ export class AppModule {
         McpModule.forRootAsync({
           path: 'mcp',
           guards: [McpAuthGuard],
-          inject: [APP_CONFIG],
-          useFactory: (cfg: AppConfig) => ({ ...kaduMcpOptions(cfg), stateKey: loadStateKey(cfg) }),
+          inject: [APP_CONFIG, KaduConfirmations],
+          useFactory: (cfg: AppConfig, confirmations: KaduConfirmations) => ({
+            ...kaduMcpOptions(cfg),
+            stateKey: loadStateKey(cfg),
+            describeConfirmation: (tool, args, principal) => confirmations.describe(tool, args, principal),
+          }),
         }),
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

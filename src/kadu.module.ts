@@ -20,6 +20,7 @@ import { FileTransferController } from './files/file-transfer.controller.js';
 import { FilesService } from './files/files.service.js';
 import { UrlSigner } from './files/url-signer.js';
 import { KaduCompletionsService } from './mcp/kadu-completions.service.js';
+import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { KaduPromptsService } from './mcp/kadu-prompts.service.js';
 import { loadStateKey } from './mcp/state-key.js';
 import { MembersService } from './members/members.service.js';
@@ -75,7 +76,8 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     MembersService,
     KaduPromptsService,
     KaduCompletionsService,
+    KaduConfirmations,
   ],
-  exports: [STATE_KEY],
+  exports: [STATE_KEY, KaduConfirmations],
 })
 export class KaduModule {}

@@ -1,4 +1,5 @@
-import type { McpModuleOptions } from '@app/mcp';
+import { InMemoryStateStore, type McpModuleOptions, RedisStateStore } from '@app/mcp';
+import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';
 import { VALIDATION_OPTIONS } from '../common/validation.js';
@@ -21,6 +22,9 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     requestId: (_req: Request, res) => String(res.getHeader('Request-Id')),
     annotationDefaults: { openWorldHint: false },
     stateKey: config.mcpStateKey,
+    // Approvals and request-state nonces are per organisation member, across replicas when Redis is configured.
+    principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
+    stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, 'kadu:mcp:') : new InMemoryStateStore(),
     protectedResource: {
       authorizationServers: [config.oauthIssuer],
       scopesSupported: ALL_SCOPES,

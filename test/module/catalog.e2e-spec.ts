@@ -77,7 +77,7 @@ describe.each(ERAS)('%s era', (era, build) => {
 
   it('prompts/list and prompts/get with and without arguments', async () => {
     const prompts = await all('prompts/list', 'prompts');
-    expect(prompts.map((p) => p.name)).toEqual(['summarize_note', 'greeting', 'pick_number']);
+    expect(prompts.map((p) => p.name)).toEqual(['summarize_note', 'greeting', 'pick_number', 'personal_prompt']);
     expect(prompts[0]).toMatchObject({ arguments: [{ name: 'note_id', required: true }, { name: 'style', required: false }] });
     const got = expectRpcResult(await send('prompts/get', { name: 'summarize_note', arguments: { note_id: 'n1', style: 'long' } }), 'x');
     expect(got).toMatchObject({ description: 'Summary of n1', messages: [{ role: 'user', content: { type: 'text', text: 'Summarize (long): First note' } }] });

@@ -20,7 +20,7 @@ const ERAS: [string, Build][] = [
   ['2025', legacyRequest],
 ];
 
-const ALL_FOR_ADMIN = ['echo', 'notes_update', 'notes_delete', 'admin_report', 'clock_now', 'boom', 'picture', 'request_stamp', 'filler_a', 'filler_b'];
+const ALL_FOR_ADMIN = ['echo', 'notes_update', 'notes_delete', 'admin_report', 'clock_now', 'boom', 'picture', 'request_stamp', 'filler_a', 'filler_b', 'ask_name', 'two_rounds'];
 
 describe.each(ERAS)('tools/list, %s era', (era, build) => {
   const list = async (token: string, cursor?: string) => {

@@ -1,4 +1,4 @@
-import { type DynamicModule, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
+import { type DynamicModule, Inject, type MiddlewareConsumer, Module, type NestModule, type OnApplicationShutdown, RequestMethod } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AccessPolicy } from './dispatch/access-policy.js';
 import { CompletionMethods } from './dispatch/completion.methods.js';
@@ -11,7 +11,7 @@ import { ApprovalsService } from './confirmation/approvals.service.js';
 import { DestructiveGate } from './confirmation/destructive-gate.js';
 import { MrtrService } from './confirmation/mrtr.service.js';
 import { InMemoryStateStore } from './state/in-memory-state-store.js';
-import { MCP_STATE_STORE } from './state/mcp-state-store.js';
+import { MCP_STATE_STORE, type McpStateStore } from './state/mcp-state-store.js';
 import { LifecycleMethods } from './dispatch/lifecycle.methods.js';
 import { McpDispatcher } from './dispatch/mcp-dispatcher.js';
 import { MethodInvoker } from './dispatch/method-invoker.js';
@@ -67,8 +67,15 @@ const PROVIDERS = [
  * else may come from a factory.
  */
 @Module({})
-export class McpModule implements NestModule {
-  constructor(private readonly config: McpConfig) {}
+export class McpModule implements NestModule, OnApplicationShutdown {
+  constructor(
+    private readonly config: McpConfig,
+    @Inject(MCP_STATE_STORE) private readonly store: McpStateStore,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
 
   static forRoot(options: McpModuleOptions & McpModuleDeclaration): DynamicModule {
     return McpModule.declare(options, [{ provide: MCP_MODULE_OPTIONS, useValue: options }]);
