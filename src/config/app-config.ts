@@ -9,6 +9,8 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   readonly databaseUrl?: string;
   readonly redisUrl?: string;
+  /** Key prefix in Redis (REDIS_PREFIX), so several deployments can share one server. */
+  readonly redisPrefix: string;
   readonly mcpStateKey?: string;
   /** Set with OAUTH_JWKS_URL for a real authorization server; absent means development tokens. */
   readonly oauthIssuer: string;
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl,
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX ?? 'kadu:',
     mcpStateKey: env.MCP_STATE_KEY || undefined,
     oauthIssuer: env.OAUTH_ISSUER ?? publicBaseUrl,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,

@@ -24,7 +24,7 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     stateKey: config.mcpStateKey,
     // Approvals and request-state nonces are per organisation member, across replicas when Redis is configured.
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
-    stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, 'kadu:mcp:') : new InMemoryStateStore(),
+    stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`) : new InMemoryStateStore(),
     protectedResource: {
       authorizationServers: [config.oauthIssuer],
       scopesSupported: ALL_SCOPES,

@@ -26,12 +26,14 @@ export interface KaduTestApp {
 export async function startKadu(env: Record<string, string> = {}): Promise<KaduTestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kadu-test-'));
   const pgUrl = process.env.KADU_TEST_DATABASE_URL;
+  const redisUrl = process.env.KADU_TEST_REDIS_URL;
   const schema = env.DATABASE_SCHEMA ?? (pgUrl ? `kadu_t_${randomBytes(6).toString('hex')}` : undefined);
   const config = loadConfig({
     PORT: '3000',
     DATA_DIR: dataDir,
     NODE_ENV: 'test',
     ...(pgUrl ? { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema! } : {}),
+    ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_PREFIX: `kadu-test-${randomBytes(6).toString('hex')}:` } : {}),
     ...env,
   });
   const app = await createKaduApp(config, ['error']);
