@@ -64,6 +64,12 @@ export interface McpModuleOptions {
   /** Answer 2025-era `logging/setLevel` with `{}` and advertise `logging` (off by default). */
   legacyLogging?: boolean;
   /**
+   * Acknowledge 2025-era `resources/subscribe` and `resources/unsubscribe` with `{}` (off by
+   * default). A stateless server never sends update notifications, so `subscribe` stays
+   * unadvertised; this only keeps clients that subscribe anyway from failing.
+   */
+  legacySubscriptions?: boolean;
+  /**
    * Destructive tools (`destructiveHint: true`): `confirm` (default) runs them only after the
    * person confirms — in the chat (2026 + form elicitation) or through an approval link;
    * `refuse` never runs them through MCP; `run` runs them at once (trusted clients only).

@@ -2,6 +2,7 @@ import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { McpContent } from '../dispatch/tool-result.js';
 import { McpConfig } from '../mcp-config.js';
+import { type ParamHeader, paramHeadersOf } from '../protocol/index.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
 import { bindMethod, type MethodBinding } from './method-binding.js';
 import { MCP_TOOL_METADATA, type McpToolOptions } from './mcp-tool.decorator.js';
@@ -25,6 +26,8 @@ export interface RegisteredTool extends MethodBinding {
   /** The `tools/list` entry, built once. */
   readonly listing: Readonly<Record<string, unknown>>;
   readonly resourceLinks?: (value: unknown) => McpContent[];
+  /** Arguments mirrored into `Mcp-Param-*` headers (x-mcp-header), checked by HeaderMatchGuard. */
+  readonly paramHeaders: readonly ParamHeader[];
 }
 
 /**
@@ -73,6 +76,14 @@ export class McpToolRegistry implements OnModuleInit {
     return this.ordered;
   }
 
+  private paramHeaders(binding: MethodBinding, name: string): ParamHeader[] {
+    try {
+      return paramHeadersOf(binding.inputSchema);
+    } catch (error) {
+      throw new Error(`tool '${name}' on ${binding.location}: ${(error as Error).message}`);
+    }
+  }
+
   private describe(binding: MethodBinding, options: McpToolOptions): RegisteredTool {
     const d = this.config.annotationDefaults;
     const given = options.annotations ?? {};
@@ -100,6 +111,7 @@ export class McpToolRegistry implements OnModuleInit {
       annotations,
       listing,
       ...(options.resourceLinks ? { resourceLinks: options.resourceLinks } : {}),
+      paramHeaders: this.paramHeaders(binding, options.name),
     };
   }
 }

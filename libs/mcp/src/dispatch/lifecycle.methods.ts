@@ -36,6 +36,10 @@ export class LifecycleMethods {
     ];
     // A stateless server cannot remember a level; it only acknowledges, when the adopter opts in.
     if (this.config.options.legacyLogging) handlers.push({ method: 'logging/setLevel', eras: ['legacy'], handle: () => ({}) });
+    if (this.config.options.legacySubscriptions) {
+      handlers.push({ method: 'resources/subscribe', eras: ['legacy'], handle: () => ({}) });
+      handlers.push({ method: 'resources/unsubscribe', eras: ['legacy'], handle: () => ({}) });
+    }
     return handlers;
   }
 

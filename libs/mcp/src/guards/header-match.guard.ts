@@ -2,21 +2,33 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { Request } from 'express';
 import { exchangeOf } from '../http/exchange.js';
 import { McpRejectionError } from '../http/send.js';
-import { checkStandardHeaders } from '../protocol/index.js';
+import { McpToolRegistry } from '../discovery/tool-registry.js';
+import { checkParamHeaders, checkStandardHeaders } from '../protocol/index.js';
 
-/** Rung 12 of wire.md §2 (2026 era only): the standard headers must be present and mirror the body. */
+/**
+ * Rung 12 of wire.md §2 (2026 era only): the standard headers must be present and mirror the body,
+ * and for `tools/call` every argument the tool mirrors into an `Mcp-Param-*` header must agree.
+ */
 @Injectable()
 export class HeaderMatchGuard implements CanActivate {
+  constructor(private readonly tools: McpToolRegistry) {}
+
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
     const { message, era } = exchangeOf(req);
     if (!message || !era) throw new Error('HeaderMatchGuard runs after EraGuard');
     if (era.era !== 'modern') return true;
-    const rejection = checkStandardHeaders(message, (name) => {
+    const header = (name: string): string | undefined => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(',') : value;
-    });
+    };
+    const rejection = checkStandardHeaders(message, header);
     if (rejection) throw new McpRejectionError(rejection);
+    if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
+      const tool = this.tools.get(message.params.name);
+      const params = tool?.paramHeaders.length ? checkParamHeaders(message, tool.paramHeaders, header) : undefined;
+      if (params) throw new McpRejectionError(params);
+    }
     return true;
   }
 }

@@ -8,3 +8,4 @@ export * from './result-envelope.js';
 export * from './origin.js';
 export * from './cursor.js';
 export * from './serialize.js';
+export * from './param-headers.js';

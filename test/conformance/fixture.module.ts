@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { McpModule } from '@app/mcp';
+import { FixtureCatalogService } from './fixture-catalog.service.js';
+import { FixtureToolsService } from './fixture-tools.service.js';
+
+/**
+ * The conformance fixture: an app built only with libs/mcp — all four revisions, no
+ * authentication, localhost only, and the optional 2025 behaviours the suite exercises.
+ */
+@Module({
+  imports: [
+    McpModule.forRoot({
+      serverInfo: { name: 'kadu-mcp-conformance-fixture', title: 'Conformance fixture', version: '1.0.0' },
+      instructions: 'Conformance fixture for libs/mcp.',
+      legacyLogging: true,
+      legacySubscriptions: true,
+    }),
+  ],
+  providers: [FixtureToolsService, FixtureCatalogService],
+})
+export class ConformanceFixtureModule {}
