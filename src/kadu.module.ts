@@ -6,6 +6,7 @@ import { ExecutionsController } from './api/executions.controller.js';
 import { FilesController } from './api/files.controller.js';
 import { TasksController } from './api/tasks.controller.js';
 import { WebhooksController } from './api/webhooks.controller.js';
+import { ApiRateLimitGuard } from './auth/api-rate-limit.guard.js';
 import { PermissionGuard } from './auth/permission.guard.js';
 import { IdempotencyService } from './common/idempotency.service.js';
 import { Paginator } from './common/pagination.js';
@@ -17,6 +18,7 @@ import { ExecutionRunner } from './executions/execution-runner.js';
 import { ExecutionsService } from './executions/executions.service.js';
 import { FileStorage } from './files/file-storage.js';
 import { FileTransferController } from './files/file-transfer.controller.js';
+import { HealthController } from './health/health.controller.js';
 import { FilesService } from './files/files.service.js';
 import { UrlSigner } from './files/url-signer.js';
 import { KaduCompletionsService } from './mcp/kadu-completions.service.js';
@@ -51,6 +53,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     WebhooksController,
     AdminController,
     SecretEntryController,
+    HealthController,
   ],
   providers: [
     { provide: STATE_KEY, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createHash('sha256').update(loadStateKey(c)).digest() },
@@ -60,6 +63,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     { provide: SECRET_VALUE_BOX, ...keyed((k) => new SecretBox(k, 'secret-value')) },
     { provide: EXECUTION_QUEUE, useFactory: () => new InMemoryExecutionQueue() },
     PermissionGuard,
+    ApiRateLimitGuard,
     OrgContextService,
     IdempotencyService,
     FileStorage,

@@ -1,4 +1,5 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
+import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -7,7 +8,7 @@ import { PERMISSIONS } from '../auth/permissions.js';
 import { AccountService } from '../usage/account.service.js';
 
 @Controller('api/v1')
-@UseGuards(ApiAuthGuard, PermissionGuard)
+@UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class AccountController {
   constructor(private readonly account: AccountService) {}
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -9,7 +10,7 @@ import { ContinueExecutionDto, ListExecutionsQueryDto } from '../executions/exec
 import { ExecutionsService } from '../executions/executions.service.js';
 
 @Controller('api/v1/executions')
-@UseGuards(ApiAuthGuard, PermissionGuard)
+@UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class ExecutionsController {
   constructor(private readonly executions: ExecutionsService) {}
 

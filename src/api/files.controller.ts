@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -8,7 +9,7 @@ import { CreateFileDto, ListFilesQueryDto } from '../files/file.dto.js';
 import { FilesService } from '../files/files.service.js';
 
 @Controller('api/v1/files')
-@UseGuards(ApiAuthGuard, PermissionGuard)
+@UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class FilesController {
   constructor(private readonly files: FilesService) {}
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -12,7 +13,7 @@ import { TasksService } from '../tasks/tasks.service.js';
 const IK = 'x-idempotency-key';
 
 @Controller('api/v1/tasks')
-@UseGuards(ApiAuthGuard, PermissionGuard)
+@UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class TasksController {
   constructor(
     private readonly tasks: TasksService,

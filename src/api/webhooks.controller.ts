@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -9,7 +10,7 @@ import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from '../w
 import { WebhooksService } from '../webhooks/webhooks.service.js';
 
 @Controller('api/v1')
-@UseGuards(ApiAuthGuard, PermissionGuard)
+@UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 

@@ -1,12 +1,41 @@
-import { type ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { type ExecutionContext, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { formatBearerChallenge, protectedResourceMetadataUrl } from '@app/mcp';
+import {
+  formatBearerChallenge,
+  McpRejectionError,
+  protectedResourceMetadataUrl,
+  RateLimits,
+  RateLimitStoreUnavailable,
+  serviceUnavailable,
+  tooManyRequests,
+} from '@app/mcp';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/api-error.js';
 import { authFailureOf } from './bearer.strategies.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { ALL_SCOPES } from './scopes.js';
+
+/**
+ * Failed logins spend a per-address budget (slows token guessing): once it is spent, the address
+ * gets 429 before its token is even looked at. Successful requests spend nothing here.
+ */
+async function withFailedAuthBudget(limits: RateLimits, req: Request, refuse: (retryAfter: number) => Error, down: () => Error, attempt: () => Promise<boolean>): Promise<boolean> {
+  const address = `address:${req.ip ?? 'unknown'}`;
+  try {
+    const verdict = await limits.peek('failedAuth', address);
+    if (verdict && !verdict.allowed) throw refuse(verdict.resetSec);
+  } catch (error) {
+    if (error instanceof RateLimitStoreUnavailable) throw down();
+    throw error;
+  }
+  try {
+    return await attempt();
+  } catch (error) {
+    if (error instanceof HttpException && error.getStatus() === 401) await limits.consume('failedAuth', address).catch(() => undefined);
+    throw error;
+  }
+}
 
 function sentToken(req: Request): boolean {
   return /^bearer\s+\S/i.test(req.headers.authorization ?? '');
@@ -18,8 +47,25 @@ function sentToken(req: Request): boolean {
  */
 @Injectable()
 export class McpAuthGuard extends AuthGuard('mcp-bearer') {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limits: RateLimits,
+  ) {
     super();
+  }
+
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    const res = context.switchToHttp().getResponse<Response>();
+    return withFailedAuthBudget(
+      this.limits,
+      context.switchToHttp().getRequest<Request>(),
+      (retryAfter) => {
+        res.setHeader('Retry-After', String(retryAfter));
+        return new McpRejectionError(tooManyRequests(null, retryAfter));
+      },
+      () => new McpRejectionError(serviceUnavailable(null)),
+      async () => (await super.canActivate(context)) as boolean,
+    );
   }
 
   override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
@@ -43,6 +89,20 @@ export class McpAuthGuard extends AuthGuard('mcp-bearer') {
 /** The REST door: the same verification with the API's audience, answering in the API's error envelope. */
 @Injectable()
 export class ApiAuthGuard extends AuthGuard('api-bearer') {
+  constructor(private readonly limits: RateLimits) {
+    super();
+  }
+
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    return withFailedAuthBudget(
+      this.limits,
+      context.switchToHttp().getRequest<Request>(),
+      (retryAfter) => new ApiError(429, 'rate_limited', 'Too many failed logins', `Retry after ${retryAfter} seconds`).withHeader('Retry-After', String(retryAfter)),
+      () => new ApiError(503, 'service_unavailable', 'Service unavailable', 'The rate-limit store cannot be reached').withHeader('Retry-After', '5'),
+      async () => (await super.canActivate(context)) as boolean,
+    );
+  }
+
   override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
     if (!err && user) return user;
     const http = context.switchToHttp();

@@ -33,6 +33,10 @@ export interface AppConfig {
   readonly executionConcurrency: number;
   /** Pause inside each simulated agent step (KADU_STEP_DELAY_MS), to watch executions run. */
   readonly stepDelayMs: number;
+  /** Rate limits "points/seconds" or "off" (KADU_RATE_GENERAL, KADU_RATE_WRITES, KADU_RATE_FAILED_AUTH). */
+  readonly rateLimits: Record<'general' | 'writes' | 'failedAuth', { points: number; durationSec: number } | false>;
+  /** Queued executions beyond which runs answer 503 (KADU_QUEUE_MAX_DEPTH). */
+  readonly queueMaxDepth: number;
   /** PostgreSQL schema (DATABASE_SCHEMA) when DATABASE_URL is set. */
   readonly databaseSchema?: string;
 }
@@ -77,6 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     executionConcurrency: number(env.KADU_EXECUTION_CONCURRENCY, 2),
     stepDelayMs: number(env.KADU_STEP_DELAY_MS, 0),
     databaseSchema: schema(env.DATABASE_SCHEMA),
+    rateLimits: {
+      general: budget(env.KADU_RATE_GENERAL, '300/60'),
+      writes: budget(env.KADU_RATE_WRITES, '60/60'),
+      failedAuth: budget(env.KADU_RATE_FAILED_AUTH, '20/300'),
+    },
+    queueMaxDepth: number(env.KADU_QUEUE_MAX_DEPTH, 1000),
   };
 }
 
@@ -85,6 +95,14 @@ function number(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`expected a non-negative number, got '${value}'`);
   return n;
+}
+
+function budget(value: string | undefined, fallback: string): { points: number; durationSec: number } | false {
+  const text = value ?? fallback;
+  if (text === 'off') return false;
+  const m = /^(\d+)\/(\d+)$/.exec(text);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`a rate limit must be "points/seconds" or "off", got '${text}'`);
+  return { points: Number(m[1]), durationSec: Number(m[2]) };
 }
 
 function schema(value: string | undefined): string | undefined {

@@ -1,4 +1,14 @@
 import pg from 'pg';
+import { ApiError } from '../common/api-error.js';
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+
+/** A database that cannot be reached answers 503 with Retry-After, not 500: the client should come back. */
+function unavailable(error: unknown): unknown {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  const lost = (code && CONNECTION_CODES.has(code)) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message ?? '');
+  return lost ? new ApiError(503, 'database_unavailable', 'Service unavailable', 'The database cannot be reached; retry shortly').withHeader('Retry-After', '5') : error;
+}
 import type { Database, Queryable } from './database.js';
 
 /** The distributed topology: a PostgreSQL server shared by every replica. */
@@ -22,11 +32,20 @@ export class PostgresDatabase implements Database {
   }
 
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return (await this.pool.query(sql, params as unknown[])).rows as T[];
+    try {
+      return (await this.pool.query(sql, params as unknown[])).rows as T[];
+    } catch (error) {
+      throw unavailable(error);
+    }
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
     try {
       await client.query('begin');
       const result = await work({ query: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, params as unknown[])).rows as R[] });
@@ -34,14 +53,14 @@ export class PostgresDatabase implements Database {
       return result;
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
-      throw error;
+      throw unavailable(error);
     } finally {
       client.release();
     }
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('select 1');
+    await this.query('select 1');
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import { IdempotencyService } from '../common/idempotency.service.js';
 import { assertId, isId, newId } from '../common/ids.js';
 import { limitOf, PageQueryDto, Paginator } from '../common/pagination.js';
 import type { Envelope, ListEnvelope } from '../common/serialize.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database, type Queryable } from '../db/database.js';
 import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
 import { type OrgContext, OrgContextService } from '../orgs/org-context.service.js';
@@ -29,6 +30,7 @@ export class ExecutionsService {
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(EXECUTION_QUEUE) private readonly queue: ExecutionQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly orgs: OrgContextService,
     private readonly tasks: TasksService,
     private readonly idempotency: IdempotencyService,
@@ -51,6 +53,7 @@ export class ExecutionsService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<ExecutionView>> {
     const ctx = await this.orgs.of(principal);
+    this.checkQueue();
     return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.run:${taskId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
         const task = await this.tasks.load(tx, ctx.orgId, taskId);
@@ -163,6 +166,7 @@ export class ExecutionsService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<ExecutionView>> {
     const ctx = await this.orgs.of(principal);
+    this.checkQueue();
     return this.idempotency.run(ctx.orgId, idempotencyKey, `executions.continue:${executionId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
         const execution = await this.load(tx, ctx.orgId, executionId);
@@ -216,6 +220,13 @@ export class ExecutionsService {
     const [row] = await q.query<ExecutionRow>('select * from executions where id = $1 and org_id = $2', [id, orgId]);
     if (!row) throw ApiError.notFound('execution');
     return row;
+  }
+
+  /** A saturated queue refuses new work with 503 rather than accepting what it cannot run soon. */
+  private checkQueue(): void {
+    if (this.queue.depth() >= this.config.queueMaxDepth) {
+      throw new ApiError(503, 'queue_saturated', 'Service unavailable', 'Too many executions are waiting to run; retry shortly').withHeader('Retry-After', '10');
+    }
   }
 
   private checkLaunchPolicy(task: TaskRow, ctx: OrgContext): void {

@@ -23,6 +23,7 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     annotationDefaults: { openWorldHint: false },
     stateKey: config.mcpStateKey,
     // Approvals and request-state nonces are per organisation member, across replicas when Redis is configured.
+    rateLimits: config.rateLimits,
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
     stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`) : new InMemoryStateStore(),
     protectedResource: {

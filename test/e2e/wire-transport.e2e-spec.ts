@@ -107,17 +107,12 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
     const res = await rawPost(
       `${url}/mcp`,
       { 'Content-Type': type!, Authorization: `Bearer ${token}`, 'Transfer-Encoding': 'chunked' },
-      (write, end) => {
+      async (write, end) => {
         const chunk = Buffer.alloc(64 * 1024, 0x20);
-        let sent = 0;
-        const pump = (): void => {
-          while (sent < 3 * 1024 * 1024) {
-            sent += chunk.length;
-            if (!write(chunk)) return void setImmediate(pump);
-          }
-          end();
-        };
-        pump();
+        for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
+          if (!(await write(chunk))) return;
+        }
+        end();
       },
     );
     expect(res.status).toBe(413);

@@ -14,23 +14,43 @@ export interface RawResponse {
 export function rawPost(
   url: string,
   headers: Record<string, string>,
-  write: (chunk: (data: Buffer | string) => boolean, end: () => void) => void,
+  write: (chunk: (data: Buffer | string) => Promise<boolean>, end: () => void) => void,
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
+    let done = false;
     const req = httpRequest(url, { method: 'POST', headers }, (res) => {
       const chunks: Buffer[] = [];
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+      };
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
+      // The server may close the socket right after its answer: what arrived is the answer.
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       // EPIPE/ECONNRESET while writing means the server stopped reading: the response event decides.
-      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+      if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET' && !done) reject(error);
     });
+    req.on('close', () => setTimeout(() => !done && reject(new Error('closed without a response')), 1000).unref());
     req.flushHeaders();
     write(
-      (data) => req.write(data),
-      () => req.end(),
+      (data) =>
+        new Promise<boolean>((ok) => {
+          if (req.destroyed || done) return ok(false);
+          if (req.write(data)) return ok(true);
+          // Wait for the socket to drain, or for the server to answer and close.
+          const go = (): void => ok(!req.destroyed && !done);
+          req.once('drain', go);
+          req.once('close', go);
+          setTimeout(go, 200).unref();
+        }),
+      () => {
+        if (!req.destroyed) req.end();
+      },
     );
   });
 }

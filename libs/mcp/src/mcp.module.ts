@@ -25,6 +25,8 @@ import { createProtectedResourceController } from './http/protected-resource.con
 import { EraGuard } from './guards/era.guard.js';
 import { HeaderMatchGuard } from './guards/header-match.guard.js';
 import { McpTransportGuard } from './guards/transport.guard.js';
+import { RateLimitGuard } from './guards/rate-limit.guard.js';
+import { RateLimits } from './dispatch/rate-limits.js';
 import { MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
 import {
   MCP_MODULE_OPTIONS,
@@ -56,6 +58,8 @@ const PROVIDERS = [
   },
   McpDispatcher,
   McpTransportGuard,
+  RateLimitGuard,
+  RateLimits,
   EraGuard,
   HeaderMatchGuard,
   McpExceptionFilter,
@@ -94,7 +98,9 @@ export class McpModule implements NestModule, OnApplicationShutdown {
       imports: [DiscoveryModule, ...(declaration.imports ?? [])],
       controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path), createApprovalController(path)],
       providers: [...(optionProviders ?? []), { provide: MCP_ENDPOINT_PATH, useValue: path }, ...PROVIDERS],
-      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, MCP_STATE_STORE],
+      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, RateLimits, MCP_STATE_STORE],
+      // Global, so the app's own guards (REST rate limits, failed logins) share the same budgets.
+      global: true,
     };
   }
 

@@ -79,6 +79,12 @@ export interface McpModuleOptions {
   principalKey?: (principal: McpPrincipal) => string;
   /** The shared store for nonces and approvals (default: in memory, one process). */
   stateStore?: import('./state/mcp-state-store.js').McpStateStore;
+  /**
+   * Per-principal budgets (and per-address for failed logins), kept in the state store. Give a
+   * budget to change it, `false` to turn it off; defaults: general 300/min, writes 60/min,
+   * failedAuth 20 per 5 min.
+   */
+  rateLimits?: Partial<Record<'general' | 'writes' | 'failedAuth', { points: number; durationSec: number } | false>>;
   /** Approval links for destructive tools. */
   approvals?: {
     /** Lifetime of a link (default 10 minutes). */

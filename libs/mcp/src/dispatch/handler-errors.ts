@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { McpRejectionError } from '../http/send.js';
 import type { McpConfig } from '../mcp-config.js';
 import { invalidParams, type JsonRpcId } from '../protocol/index.js';
+import { asUnavailable } from './unavailable.js';
 
 /**
  * Rung 15 for resources and prompts (which have no `isError`): a 4xx from the app's method becomes
@@ -9,6 +10,8 @@ import { invalidParams, type JsonRpcId } from '../protocol/index.js';
  * Anything else propagates to the 500 of rung 16.
  */
 export function asHandlerError(error: unknown, config: McpConfig, id: JsonRpcId, notFound?: { uri: string }): unknown {
+  const down = asUnavailable(error, id);
+  if (down) return down;
   if (error instanceof McpRejectionError || !(error instanceof HttpException) || error.getStatus() >= 500) return error;
   // (input requests are not HttpExceptions: they pass through to the MRTR service untouched)
   if (error.getStatus() === 404 && notFound) {

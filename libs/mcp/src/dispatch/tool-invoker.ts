@@ -7,6 +7,8 @@ import type { JsonObject } from '../protocol/index.js';
 import type { McpCall } from './mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { McpToolResult } from './tool-result.js';
+import { asUnavailable } from './unavailable.js';
+import { StateStoreUnavailable } from '../state/mcp-state-store.js';
 
 /**
  * Runs one tool and turns the outcome into a CallToolResult. Errors the caller can act on (4xx)
@@ -38,7 +40,9 @@ export class ToolInvoker {
   }
 
   private failure(error: unknown, tool: RegisteredTool, call: McpCall): JsonObject {
-    if (error instanceof McpRejectionError || error instanceof InputRequiredSignal || error instanceof MissingCapabilitySignal) throw error;
+    if (error instanceof McpRejectionError || error instanceof InputRequiredSignal || error instanceof MissingCapabilitySignal || error instanceof StateStoreUnavailable) throw error;
+    const down = asUnavailable(error, call.id);
+    if (down) throw down;
     if (error instanceof HttpException && error.getStatus() < 500) {
       const body = this.config.options.errorBody ? this.config.options.errorBody(error) : error.getResponse();
       return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };

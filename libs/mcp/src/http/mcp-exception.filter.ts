@@ -5,6 +5,8 @@ import { internalError } from '../protocol/index.js';
 import { exchangeOf } from './exchange.js';
 import { requestIdOf } from './request-id.js';
 import { McpRejectionError, sendJson, sendRejection } from './send.js';
+import { unavailable } from '../guards/rate-limit.guard.js';
+import { StateStoreUnavailable } from '../state/mcp-state-store.js';
 
 /**
  * Writes every failure of the endpoint: ladder rejections as compact JSON-RPC errors, HttpExceptions
@@ -23,6 +25,11 @@ export class McpExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (exception instanceof McpRejectionError) {
       sendRejection(res, exception.rejection);
+      return;
+    }
+    if (exception instanceof StateStoreUnavailable) {
+      // Approvals and request-state nonces cannot be checked: refuse rather than run unchecked.
+      sendRejection(res, unavailable(exchangeOf(req).message?.id ?? null, 5, 'the state store'));
       return;
     }
     if (exception instanceof HttpException) {

@@ -12,6 +12,7 @@ import type { Request, Response } from 'express';
 import { McpDispatcher } from '../dispatch/mcp-dispatcher.js';
 import { EraGuard } from '../guards/era.guard.js';
 import { HeaderMatchGuard } from '../guards/header-match.guard.js';
+import { RateLimitGuard } from '../guards/rate-limit.guard.js';
 import { McpTransportGuard } from '../guards/transport.guard.js';
 import { exchangeOf } from './exchange.js';
 import { McpExceptionFilter } from './mcp-exception.filter.js';
@@ -46,7 +47,7 @@ export class McpEndpointController {
 export function createMcpController(path: string, appGuards: Type<CanActivate>[]): Type<McpEndpointController> {
   @Controller(path)
   @UseFilters(McpExceptionFilter)
-  @UseGuards(...appGuards, McpTransportGuard, EraGuard, HeaderMatchGuard)
+  @UseGuards(...appGuards, McpTransportGuard, RateLimitGuard, EraGuard, HeaderMatchGuard)
   class McpController extends McpEndpointController {
     constructor(dispatcher: McpDispatcher) {
       super(dispatcher);

@@ -37,6 +37,8 @@ export type RejectionRung =
   | 'invalid_params'
   | 'missing_client_capability'
   | 'insufficient_scope'
+  | 'rate_limited'
+  | 'service_unavailable'
   | 'internal_error';
 
 export function reject(

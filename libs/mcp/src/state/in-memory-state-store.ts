@@ -1,4 +1,5 @@
-import type { McpStateStore } from './mcp-state-store.js';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import type { McpRateLimiter, McpStateStore } from './mcp-state-store.js';
 
 interface Entry {
   value: string;
@@ -48,6 +49,10 @@ export class InMemoryStateStore implements McpStateStore {
     }
     entry.value = String(Number(entry.value) + by);
     return { value: Number(entry.value), ttlMs: entry.expiresAt - this.now() };
+  }
+
+  limiter(name: string, points: number, durationSec: number): McpRateLimiter {
+    return new RateLimiterMemory({ keyPrefix: name, points, duration: durationSec });
   }
 
   async ping(): Promise<void> {}

@@ -1,3 +1,11 @@
+import type { RateLimiterRes } from 'rate-limiter-flexible';
+
+/** The part of a rate-limiter-flexible limiter the module uses. */
+export interface McpRateLimiter {
+  consume(key: string, points?: number): Promise<RateLimiterRes>;
+  get(key: string): Promise<RateLimiterRes | null>;
+}
+
 /**
  * Shared, expiring key-value state the module needs across replicas: consumed request-state
  * nonces, approvals, rate-limit counters. Every operation that decides something is atomic, so a
@@ -13,9 +21,19 @@ export interface McpStateStore {
   delete(key: string): Promise<void>;
   /** Adds `by` to a counter that expires `ttlMs` after its creation; returns the new value and its remaining lifetime. */
   increment(key: string, by: number, ttlMs: number): Promise<{ value: number; ttlMs: number }>;
+  /** A rate limiter (rate-limiter-flexible) kept in this store, so limits hold across replicas. */
+  limiter(name: string, points: number, durationSec: number): McpRateLimiter;
   /** Throws when the store cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 export const MCP_STATE_STORE = Symbol('MCP_STATE_STORE');
+
+/** The store could not be reached: whatever needed it is refused with 503, never let through. */
+export class StateStoreUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`the MCP state store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StateStoreUnavailable';
+  }
+}

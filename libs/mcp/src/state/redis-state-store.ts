@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import type { McpStateStore } from './mcp-state-store.js';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { type McpRateLimiter, type McpStateStore, StateStoreUnavailable } from './mcp-state-store.js';
 
 // Compare-and-set that keeps the key's remaining expiry.
 const CAS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
@@ -16,12 +17,21 @@ export class RedisStateStore implements McpStateStore {
     this.redis.on('error', () => undefined);
   }
 
+  /** Runs one command, turning any connection failure into StateStoreUnavailable. */
+  private async run<T>(command: (redis: Redis) => Promise<T>): Promise<T> {
+    try {
+      return await command(await this.ready());
+    } catch (error) {
+      throw error instanceof StateStoreUnavailable ? error : new StateStoreUnavailable(error);
+    }
+  }
+
   /** Commands are not queued while disconnected; wait (briefly) for a connection instead. */
   private async ready(): Promise<Redis> {
     if (this.redis.status === 'ready') return this.redis;
     if (this.redis.status === 'end' || this.redis.status === 'close') this.redis.connect().catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error('Redis is not reachable')), 2000);
+      const timer = setTimeout(() => done(new StateStoreUnavailable('Redis is not reachable')), 2000);
       const onReady = (): void => done();
       const done = (error?: Error): void => {
         clearTimeout(timer);
@@ -34,40 +44,50 @@ export class RedisStateStore implements McpStateStore {
     return this.redis;
   }
 
-  async consumeOnce(key: string, ttlMs: number): Promise<boolean> {
-    await this.ready();
-    return (await this.redis.set(this.prefix + key, '1', 'PX', ttlMs, 'NX')) === 'OK';
+  consumeOnce(key: string, ttlMs: number): Promise<boolean> {
+    return this.run(async (r) => (await r.set(this.prefix + key, '1', 'PX', ttlMs, 'NX')) === 'OK');
   }
 
-  async put(key: string, value: string, ttlMs: number): Promise<void> {
-    await this.ready();
-    await this.redis.set(this.prefix + key, value, 'PX', ttlMs);
+  put(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.run(async (r) => void (await r.set(this.prefix + key, value, 'PX', ttlMs)));
   }
 
-  async get(key: string): Promise<string | undefined> {
-    await this.ready();
-    return (await this.redis.get(this.prefix + key)) ?? undefined;
+  get(key: string): Promise<string | undefined> {
+    return this.run(async (r) => (await r.get(this.prefix + key)) ?? undefined);
   }
 
-  async compareAndSet(key: string, expected: string, next: string): Promise<boolean> {
-    await this.ready();
-    return (await this.redis.eval(CAS, 1, this.prefix + key, expected, next)) === 1;
+  compareAndSet(key: string, expected: string, next: string): Promise<boolean> {
+    return this.run(async (r) => (await r.eval(CAS, 1, this.prefix + key, expected, next)) === 1);
   }
 
-  async delete(key: string): Promise<void> {
-    await this.ready();
-    await this.redis.del(this.prefix + key);
+  delete(key: string): Promise<void> {
+    return this.run(async (r) => void (await r.del(this.prefix + key)));
   }
 
-  async increment(key: string, by: number, ttlMs: number): Promise<{ value: number; ttlMs: number }> {
-    await this.ready();
-    const [value, ttl] = (await this.redis.eval(INCR, 1, this.prefix + key, by, ttlMs)) as [number, number];
-    return { value, ttlMs: ttl };
+  increment(key: string, by: number, ttlMs: number): Promise<{ value: number; ttlMs: number }> {
+    return this.run(async (r) => {
+      const [value, ttl] = (await r.eval(INCR, 1, this.prefix + key, by, ttlMs)) as [number, number];
+      return { value, ttlMs: ttl };
+    });
   }
 
-  async ping(): Promise<void> {
-    await this.ready();
-    await this.redis.ping();
+  limiter(name: string, points: number, durationSec: number): McpRateLimiter {
+    // No insurance limiter: when Redis is away the limiter rejects and the caller answers 503.
+    const limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${this.prefix}rl:${name}`, points, duration: durationSec, rejectIfRedisNotReady: true });
+    return {
+      consume: async (key, consumed) => {
+        await this.ready();
+        return limiter.consume(key, consumed);
+      },
+      get: async (key) => {
+        await this.ready();
+        return limiter.get(key);
+      },
+    };
+  }
+
+  ping(): Promise<void> {
+    return this.run(async (r) => void (await r.ping()));
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,99 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { McpConfig } from '../mcp-config.js';
+import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from '../state/mcp-state-store.js';
+
+export type BudgetName = 'general' | 'writes' | 'failedAuth';
+
+export interface RateBudget {
+  /** Requests allowed per window. */
+  points: number;
+  durationSec: number;
+}
+
+/** Defaults documented in the README: generous for reads, tighter for writes and failed logins. */
+export const DEFAULT_BUDGETS: Record<BudgetName, RateBudget> = {
+  general: { points: 300, durationSec: 60 },
+  writes: { points: 60, durationSec: 60 },
+  failedAuth: { points: 20, durationSec: 300 },
+};
+
+export interface RateVerdict {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Seconds until the window resets. */
+  readonly resetSec: number;
+}
+
+/** The store could not be asked: refuse (503), never let the request through unchecked. */
+export class RateLimitStoreUnavailable extends Error {}
+
+/**
+ * Per-principal (and, for failed logins, per-address) budgets kept in the MCP state store, so a
+ * limit holds across replicas and across doors: the REST API spends the same principal budgets.
+ */
+@Injectable()
+export class RateLimits {
+  private readonly limiters = new Map<BudgetName, { budget: RateBudget; limiter: McpRateLimiter }>();
+
+  constructor(
+    config: McpConfig,
+    @Inject(MCP_STATE_STORE) store: McpStateStore,
+  ) {
+    const configured = config.options.rateLimits;
+    for (const name of Object.keys(DEFAULT_BUDGETS) as BudgetName[]) {
+      const budget = configured?.[name] ?? DEFAULT_BUDGETS[name];
+      if (budget) this.limiters.set(name, { budget, limiter: store.limiter(name, budget.points, budget.durationSec) });
+    }
+  }
+
+  enabled(name: BudgetName): boolean {
+    return this.limiters.has(name);
+  }
+
+  /** Spends `points` of a budget; a verdict either way, or RateLimitStoreUnavailable. */
+  async consume(name: BudgetName, key: string, points = 1): Promise<RateVerdict | undefined> {
+    const entry = this.limiters.get(name);
+    if (!entry) return undefined;
+    try {
+      return verdict(entry.budget, await entry.limiter.consume(key, points), true);
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return verdict(entry.budget, outcome, false);
+      throw new RateLimitStoreUnavailable(String(outcome));
+    }
+  }
+
+  /** Whether the budget still has room, without spending it. */
+  async peek(name: BudgetName, key: string): Promise<RateVerdict | undefined> {
+    const entry = this.limiters.get(name);
+    if (!entry) return undefined;
+    let res: RateLimiterRes | null;
+    try {
+      res = await entry.limiter.get(key);
+    } catch (error) {
+      throw new RateLimitStoreUnavailable(String(error));
+    }
+    if (!res) return { allowed: true, limit: entry.budget.points, remaining: entry.budget.points, resetSec: entry.budget.durationSec };
+    return verdict(entry.budget, res, res.consumedPoints < entry.budget.points);
+  }
+}
+
+function verdict(budget: RateBudget, res: RateLimiterRes, allowed: boolean): RateVerdict {
+  return {
+    allowed,
+    limit: budget.points,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSec: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  };
+}
+
+/** RFC-draft `RateLimit-*` headers plus `Retry-After` when refused. */
+export function rateLimitHeaders(v: RateVerdict): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(v.limit),
+    'RateLimit-Remaining': String(v.remaining),
+    'RateLimit-Reset': String(v.resetSec),
+    ...(v.allowed ? {} : { 'Retry-After': String(v.resetSec) }),
+  };
+}
