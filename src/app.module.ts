@@ -21,13 +21,15 @@ class ConfigModule {
 /** The Kadu monolith: its REST API under /api/v1 and its MCP endpoint on /mcp. */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `extraImports`: modules added to the same app (benchmarks mount a trivial echo route and tool). */
+  static forRoot(config: AppConfig, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.with(config),
         AuthModule,
         KaduModule,
+        ...(extraImports ?? []),
         McpModule.forRootAsync({
           path: 'mcp',
           guards: [McpAuthGuard],

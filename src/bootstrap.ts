@@ -1,4 +1,4 @@
-import { type INestApplication, type LoggerService, type LogLevel, ValidationPipe } from '@nestjs/common';
+import { type DynamicModule, type INestApplication, type LoggerService, type LogLevel, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
@@ -10,8 +10,9 @@ import { type AppConfig } from './config/app-config.js';
 export async function createKaduApp(
   config: AppConfig,
   logger: LoggerService | LogLevel[] | false = ['error', 'warn', 'log'],
+  extraImports: DynamicModule['imports'] = [],
 ): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraImports), {
     bodyParser: false,
     logger,
     abortOnError: false,

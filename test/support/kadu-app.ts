@@ -32,6 +32,10 @@ export async function startKadu(env: Record<string, string> = {}): Promise<KaduT
     PORT: '3000',
     DATA_DIR: dataDir,
     NODE_ENV: 'test',
+    // Functional tests are not about budgets: generous ones, unless a test sets its own.
+    KADU_RATE_GENERAL: '100000/60',
+    KADU_RATE_WRITES: '100000/60',
+    KADU_RATE_FAILED_AUTH: '100000/60',
     ...(pgUrl ? { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema! } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_PREFIX: `kadu-test-${randomBytes(6).toString('hex')}:` } : {}),
     ...env,

@@ -1,0 +1,144 @@
+// npm run bench [-- --quick] [-- --profile]
+// Side by side in one run, on loopback, with autocannon: the REST door vs the MCP door of the same
+// service method in the Kadu app (auth on), tools/list and tools/call with 5, 50 and 1 000 tools,
+// the same tool served by MCP-Nest 2.0.5 and by the official SDK's createMcpHandler, and resident
+// memory over a long run. Medians of several rounds after a warm-up; raw results in bench/results/.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const QUICK = process.argv.includes('--quick');
+const PROFILE = process.argv.includes('--profile');
+const CFG = QUICK
+  ? { warmup: 1, rounds: 2, duration: 2, connections: 16, longRun: 20_000 }
+  : { warmup: 3, rounds: 5, duration: 5, connections: 16, longRun: 200_000 };
+const resultsDir = join(here, 'results');
+mkdirSync(resultsDir, { recursive: true });
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const ARGS = { text: 'hello', times: 2 };
+const modern = (method, params, name) => ({
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
+});
+const legacy = (method, params) => ({
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+});
+
+async function start(label, args, env = {}) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /READY (\{.*\})/.exec(out);
+      if (m) resolve(JSON.parse(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before it was ready`)));
+  });
+  return { ...ready, child, url: `http://127.0.0.1:${ready.port}`, stop: () => stop(child) };
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function cannon(url, request, extra) {
+  const result = await autocannon({ url, method: 'POST', connections: CFG.connections, headers: request.headers, body: request.body, ...extra });
+  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors — the scenario is not measuring what it says`);
+  return result;
+}
+
+const measurements = {};
+async function measure(name, url, request) {
+  await cannon(url, request, { duration: CFG.warmup });
+  const rounds = [];
+  for (let i = 0; i < CFG.rounds; i++) {
+    const r = await cannon(url, request, { duration: CFG.duration });
+    rounds.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 });
+  }
+  const m = { rps: median(rounds.map((r) => r.rps)), p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)), rounds };
+  measurements[name] = m;
+  console.log(`${name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms`);
+  return m;
+}
+
+console.log(`bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} rounds × ${CFG.duration} s after ${CFG.warmup} s warm-up, ${CFG.connections} connections; node ${process.version}`);
+
+// 1. REST vs MCP in the Kadu app process, authentication on both doors.
+const dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-'));
+const kaduEnv = { DATA_DIR: dataDir, KADU_RATE_GENERAL: '1000000000/60', KADU_RATE_WRITES: '1000000000/60', KADU_RATE_FAILED_AUTH: '1000000000/60' };
+const profileDir = join(resultsDir, 'profile');
+const kadu = await start('kadu', [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/bench/fixtures/kadu-echo.main.js'], kaduEnv);
+const memory = {};
+try {
+  const auth = (token, r) => ({ ...r, headers: { ...r.headers, authorization: `Bearer ${token}` } });
+  await measure('kadu.rest', `${kadu.url}/api/v1/bench/echo`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${kadu.api}` }, body: JSON.stringify(ARGS) });
+  await measure('kadu.mcp_2026', `${kadu.url}/mcp`, auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')));
+  await measure('kadu.mcp_2025', `${kadu.url}/mcp`, auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })));
+
+  // 4. Memory: resident size after a first and a second half of a long run must not keep growing.
+  const call = auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
+  memory.start = rssMb(kadu.child.pid);
+  await cannon(`${kadu.url}/mcp`, call, { amount: CFG.longRun / 2 });
+  memory.half = rssMb(kadu.child.pid);
+  await cannon(`${kadu.url}/mcp`, call, { amount: CFG.longRun / 2 });
+  memory.end = rssMb(kadu.child.pid);
+  memory.requests = CFG.longRun;
+  console.log(`memory over ${CFG.longRun} requests: ${memory.start.toFixed(1)} → ${memory.half.toFixed(1)} → ${memory.end.toFixed(1)} MB RSS`);
+} finally {
+  await kadu.stop();
+}
+
+// 2. Scaling with the number of registered tools (the module alone, no authentication).
+for (const tools of [5, 50, 1000]) {
+  const app = await start(`scale-${tools}`, ['dist/bench/fixtures/scale.main.js', String(tools)]);
+  try {
+    await measure(`scale${tools}.tools_list`, `${app.url}/mcp`, modern('tools/list', {}));
+    await measure(`scale${tools}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
+  } finally {
+    await app.stop();
+  }
+}
+
+// 3. The anchors: same tool, same requests, each in its own process.
+for (const [name, file] of [['anchor.mcp_nest', 'bench/anchors/mcp-nest.mjs'], ['anchor.sdk', 'bench/anchors/sdk.mjs']]) {
+  const app = await start(name, [file]);
+  try {
+    await measure(`${name}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
+  } finally {
+    await app.stop();
+  }
+}
+
+const m = (name) => measurements[name].rps;
+const ratios = {
+  mcp_vs_rest_2026: m('kadu.mcp_2026') / m('kadu.rest'),
+  mcp_vs_rest_2025: m('kadu.mcp_2025') / m('kadu.rest'),
+  tools_list_1000_vs_5: m('scale1000.tools_list') / m('scale5.tools_list'),
+  tools_call_1000_vs_5: m('scale1000.tools_call') / m('scale5.tools_call'),
+  call_vs_mcp_nest: m('scale5.tools_call') / m('anchor.mcp_nest.tools_call'),
+  call_vs_sdk: m('scale5.tools_call') / m('anchor.sdk.tools_call'),
+  memory_growth_second_half: memory.end / memory.half,
+};
+const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, config: CFG, measurements, memory, ratios }, null, 2));
+console.log(`\nraw results: ${file}`);
+if (PROFILE) {
+  const profile = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort().pop();
+  if (profile) console.log(`cpu profile: ${join(profileDir, profile)} (summarise with: node bench/profile-summary.mjs ${join(profileDir, profile)})`);
+}
+for (const [name, value] of Object.entries(ratios)) console.log(`RATIO ${name} ${value.toFixed(2)}`);
