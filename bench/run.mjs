@@ -53,6 +53,12 @@ function stop(child) {
   });
 }
 
+// Server CPU time (user + system, clock ticks of 10 ms) from /proc: cost per request independent of
+// how much CPU the load generator takes on the same machine.
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -63,16 +69,24 @@ async function cannon(url, request, extra) {
 }
 
 const measurements = {};
-async function measure(name, url, request) {
+async function measure(name, url, request, pid) {
   await cannon(url, request, { duration: CFG.warmup });
   const rounds = [];
   for (let i = 0; i < CFG.rounds; i++) {
+    const cpuBefore = cpuMs(pid);
     const r = await cannon(url, request, { duration: CFG.duration });
-    rounds.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 });
+    const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / r.requests.total;
+    rounds.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUsPerRequest });
   }
-  const m = { rps: median(rounds.map((r) => r.rps)), p50: median(rounds.map((r) => r.p50)), p99: median(rounds.map((r) => r.p99)), rounds };
+  const m = {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    cpuUs: median(rounds.map((r) => r.cpuUsPerRequest)),
+    rounds,
+  };
   measurements[name] = m;
-  console.log(`${name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms`);
+  console.log(`${name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms   server CPU ${m.cpuUs.toFixed(0)} µs/req`);
   return m;
 }
 
@@ -86,9 +100,9 @@ const kadu = await start('kadu', [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=$
 const memory = {};
 try {
   const auth = (token, r) => ({ ...r, headers: { ...r.headers, authorization: `Bearer ${token}` } });
-  await measure('kadu.rest', `${kadu.url}/api/v1/bench/echo`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${kadu.api}` }, body: JSON.stringify(ARGS) });
-  await measure('kadu.mcp_2026', `${kadu.url}/mcp`, auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')));
-  await measure('kadu.mcp_2025', `${kadu.url}/mcp`, auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })));
+  await measure('kadu.rest', `${kadu.url}/api/v1/bench/echo`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${kadu.api}` }, body: JSON.stringify(ARGS) }, kadu.child.pid);
+  await measure('kadu.mcp_2026', `${kadu.url}/mcp`, auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), kadu.child.pid);
+  await measure('kadu.mcp_2025', `${kadu.url}/mcp`, auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })), kadu.child.pid);
 
   // 4. Memory: resident size after a first and a second half of a long run must not keep growing.
   const call = auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
@@ -107,8 +121,8 @@ try {
 for (const tools of [5, 50, 1000]) {
   const app = await start(`scale-${tools}`, ['dist/bench/fixtures/scale.main.js', String(tools)]);
   try {
-    await measure(`scale${tools}.tools_list`, `${app.url}/mcp`, modern('tools/list', {}));
-    await measure(`scale${tools}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
+    await measure(`scale${tools}.tools_list`, `${app.url}/mcp`, modern('tools/list', {}), app.child.pid);
+    await measure(`scale${tools}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), app.child.pid);
   } finally {
     await app.stop();
   }
@@ -118,7 +132,7 @@ for (const tools of [5, 50, 1000]) {
 for (const [name, file] of [['anchor.mcp_nest', 'bench/anchors/mcp-nest.mjs'], ['anchor.sdk', 'bench/anchors/sdk.mjs']]) {
   const app = await start(name, [file]);
   try {
-    await measure(`${name}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
+    await measure(`${name}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), app.child.pid);
   } finally {
     await app.stop();
   }
@@ -134,8 +148,16 @@ const ratios = {
   call_vs_sdk: m('scale5.tools_call') / m('anchor.sdk.tools_call'),
   memory_growth_second_half: memory.end / memory.half,
 };
+// Server CPU per request, anchor ÷ ours: what the throughput ratio becomes when the load generator
+// does not share the server's two cores (reported beside the throughput ratios, not instead).
+const cpu = (name) => measurements[name].cpuUs;
+const cpuRatios = {
+  cpu_per_call_mcp_nest_vs_ours: cpu('anchor.mcp_nest.tools_call') / cpu('scale5.tools_call'),
+  cpu_per_call_sdk_vs_ours: cpu('anchor.sdk.tools_call') / cpu('scale5.tools_call'),
+};
 const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, config: CFG, measurements, memory, ratios }, null, 2));
+writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, config: CFG, measurements, memory, ratios, cpuRatios }, null, 2));
+for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
 console.log(`\nraw results: ${file}`);
 if (PROFILE) {
   const profile = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort().pop();

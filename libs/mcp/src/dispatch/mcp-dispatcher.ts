@@ -51,13 +51,17 @@ export class McpDispatcher {
     if (!handler || !handler.eras.includes(era.era)) {
       return { rejection: methodNotFound(id, message.method, era.era === 'modern') };
     }
+    const requestIdFn = this.config.options.requestId;
     const call: McpCall = {
       id,
       method: message.method,
       params: message.params ?? {},
       era,
       principal: this.config.principalOf(req),
-      requestId: requestIdOf(req, res, this.config.options.requestId),
+      // Only logs and generic errors need it: computed on first use.
+      get requestId() {
+        return requestIdOf(req, res, requestIdFn);
+      },
       req,
       res,
     };

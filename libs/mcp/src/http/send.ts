@@ -9,11 +9,12 @@ export function setCommonHeaders(res: Response, revision?: string): void {
   if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
 }
 
+const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+
 export function sendJson(res: Response, status: number, body: string): void {
   if (res.headersSent) return;
-  res.status(status);
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Cache-Control', 'no-store');
+  // One writeHead with the length known: a single write on the socket, no chunked encoding.
+  res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
