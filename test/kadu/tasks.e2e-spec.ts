@@ -17,7 +17,7 @@ describe('REST', () => {
   it('creates, reads, updates and soft-deletes a task with the API envelopes', async () => {
     const created = await admin.rest('post', '/api/v1/tasks', newTask('Monthly close', { description: 'Close the books' }));
     expect(created.status).toBe(201);
-    expect(created.headers['request-id']).toBeTruthy();
+    expect(created.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const task = created.body.data;
     expect(task).toMatchObject({ name: 'Monthly close', kind: 'echo', cost_cap: 10, launch_policy: { roles: [], member_ids: [] }, destinations: [] });
     expect(task.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
