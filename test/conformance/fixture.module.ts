@@ -14,6 +14,8 @@ import { FixtureToolsService } from './fixture-tools.service.js';
       instructions: 'Conformance fixture for libs/mcp.',
       legacyLogging: true,
       legacySubscriptions: true,
+      // The suite sends hundreds of requests a minute from one address; budgets are tested elsewhere.
+      rateLimits: { general: false, writes: false, failedAuth: false },
     }),
   ],
   providers: [FixtureToolsService, FixtureCatalogService],
