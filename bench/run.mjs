@@ -128,6 +128,17 @@ for (const tools of [5, 50, 1000]) {
   }
 }
 
+// The floor: a bare Nest + Express route that reads the body and answers a constant — what any
+// Nest-hosted endpoint pays on this machine before doing anything MCP.
+{
+  const app = await start('floor', ['dist/bench/fixtures/bare.main.js']);
+  try {
+    await measure('floor.nest_express_bare', `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), app.child.pid);
+  } finally {
+    await app.stop();
+  }
+}
+
 // 3. The anchors: same tool, same requests, each in its own process.
 for (const [name, file] of [['anchor.mcp_nest', 'bench/anchors/mcp-nest.mjs'], ['anchor.sdk', 'bench/anchors/sdk.mjs']]) {
   const app = await start(name, [file]);
