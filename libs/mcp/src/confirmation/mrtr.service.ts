@@ -31,6 +31,9 @@ export class MrtrService {
 
   async run(call: McpCall, target: string, args: unknown, work: (inputs: InputRound) => Promise<JsonObject>): Promise<JsonObject> {
     const inputs = await this.prepare(call, target, args);
+    // The call object is per request: attaching the round to it (rather than copying the call)
+    // keeps its lazily computed fields lazy.
+    call.inputs = inputs;
     try {
       return await work(inputs);
     } catch (signal) {

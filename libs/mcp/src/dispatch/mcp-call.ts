@@ -13,8 +13,8 @@ export interface McpCall {
   readonly requestId: string;
   readonly req: Request;
   readonly res: Response;
-  /** The MRTR round, for tools/call, prompts/get and resources/read. */
-  readonly inputs?: InputRound;
+  /** The MRTR round, for tools/call, prompts/get and resources/read (set by MrtrService). */
+  inputs?: InputRound;
 }
 
 /** What `@McpContext()` gives a tool method. */

@@ -61,9 +61,9 @@ export class PromptMethods {
       }
       args[declared.name] = value;
     }
-    return this.mrtr.run(call, prompt.name, args, async (inputs) => {
+    return this.mrtr.run(call, prompt.name, args, async () => {
       try {
-        const value = await this.invoker.invoke(prompt, args, { ...call, inputs }, { name: prompt.name });
+        const value = await this.invoker.invoke(prompt, args, call, { name: prompt.name });
         return toPromptResult(value, prompt.listing.description as string | undefined);
       } catch (error) {
         throw asHandlerError(error, this.config, call.id);

@@ -60,9 +60,9 @@ export class ResourceMethods {
     if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
     const args: JsonObject = {};
     if ('template' in match) for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
-    return this.mrtr.run(call, uri, { uri }, async (inputs) => {
+    return this.mrtr.run(call, uri, { uri }, async () => {
       try {
-        const value = await this.invoker.invoke(target, args, { ...call, inputs }, { name, uri });
+        const value = await this.invoker.invoke(target, args, call, { name, uri });
         return { contents: toResourceContents(uri, target.mimeType, value) };
       } catch (error) {
         throw asHandlerError(error, this.config, call.id, { uri });

@@ -58,9 +58,8 @@ export class ToolMethods {
     const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
     if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
     return this.mrtr.run(call, tool.name, args, async (inputs) => {
-      const withInputs: McpCall = { ...call, inputs };
-      const run = () => this.invoker.invoke(tool, args, withInputs);
-      return tool.annotations.destructiveHint ? this.gate.guard(tool, args, withInputs, inputs, run) : run();
+      const run = () => this.invoker.invoke(tool, args, call);
+      return tool.annotations.destructiveHint ? this.gate.guard(tool, args, call, inputs, run) : run();
     });
   }
 }
