@@ -61,6 +61,9 @@ export class McpCatalogRegistry implements OnModuleInit {
   readonly templates: RegisteredTemplate[] = [];
   readonly prompts = new Map<string, RegisteredPrompt>();
   readonly completions = new Map<string, RegisteredCompletion>();
+  /** The same resources and prompts in discovery order, as arrays built once for the list methods. */
+  resourceList: readonly RegisteredResource[] = [];
+  promptList: readonly RegisteredPrompt[] = [];
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -119,6 +122,12 @@ export class McpCatalogRegistry implements OnModuleInit {
         this.completions.set(key, { ...binding, key });
       }
     }
+    this.freeze();
+  }
+
+  private freeze(): void {
+    this.resourceList = [...this.resources.values()];
+    this.promptList = [...this.prompts.values()];
   }
 
   /** The fixed resource or the first template that matches `uri` strictly. */

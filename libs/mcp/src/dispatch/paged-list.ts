@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { openCursor, RawJson, sealCursor } from '../protocol/index.js';
+import { McpRejectionError } from '../http/send.js';
+import { invalidParams, type JsonObject, type JsonRpcId, openCursor, RawJson, sealCursor } from '../protocol/index.js';
 
 export interface ListPage {
   readonly items: RawJson;
@@ -66,4 +67,11 @@ export class BoundedCache<V> {
     this.map.set(key, value);
     return value;
   }
+}
+
+/** The result of a list method: one page under `key`, and `nextCursor` when there is more. */
+export function pageResult<T>(list: PagedList<T>, call: { id: JsonRpcId; params: JsonObject }, key: string): JsonObject {
+  const page = list.page(call.params.cursor);
+  if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
+  return page.nextCursor ? { [key]: page.items, nextCursor: page.nextCursor } : { [key]: page.items };
 }

@@ -10,6 +10,7 @@ import type { McpCall, McpMethodHandler } from './mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 import { VisibleLists } from './visible-lists.js';
+import { pageResult } from './paged-list.js';
 import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `prompts/list` and `prompts/get` (both eras). */
@@ -33,10 +34,7 @@ export class PromptMethods {
   }
 
   private list(call: McpCall): JsonObject {
-    const visible = this.lists.of('prompts', 'prompt', call.principal, [...this.catalog.prompts.values()], (p) => p.name);
-    const page = visible.page(call.params.cursor);
-    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
-    return page.nextCursor ? { prompts: page.items, nextCursor: page.nextCursor } : { prompts: page.items };
+    return pageResult(this.lists.of('prompts', 'prompt', call.principal, this.catalog.promptList, (p) => p.name), call, 'prompts');
   }
 
   private async get(call: McpCall): Promise<JsonObject> {

@@ -10,6 +10,7 @@ import type { McpCall, McpMethodHandler } from './mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 import { VisibleLists } from './visible-lists.js';
+import { pageResult } from './paged-list.js';
 import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read` (both eras). */
@@ -34,17 +35,11 @@ export class ResourceMethods {
   }
 
   private list(call: McpCall): JsonObject {
-    const visible = this.lists.of('resources', 'resource', call.principal, [...this.catalog.resources.values()], (r) => r.uri);
-    const page = visible.page(call.params.cursor);
-    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
-    return page.nextCursor ? { resources: page.items, nextCursor: page.nextCursor } : { resources: page.items };
+    return pageResult(this.lists.of('resources', 'resource', call.principal, this.catalog.resourceList, (r) => r.uri), call, 'resources');
   }
 
   private templates(call: McpCall): JsonObject {
-    const visible = this.lists.of('templates', 'resource', call.principal, this.catalog.templates, (t) => t.compiled.template);
-    const page = visible.page(call.params.cursor);
-    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
-    return page.nextCursor ? { resourceTemplates: page.items, nextCursor: page.nextCursor } : { resourceTemplates: page.items };
+    return pageResult(this.lists.of('templates', 'resource', call.principal, this.catalog.templates, (t) => t.compiled.template), call, 'resourceTemplates');
   }
 
   private async read(call: McpCall): Promise<JsonObject> {

@@ -6,7 +6,7 @@ import { McpConfig } from '../mcp-config.js';
 import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
 import type { McpCall, McpMethodHandler } from './mcp-call.js';
-import type { PagedList } from './paged-list.js';
+import { type PagedList, pageResult } from './paged-list.js';
 import { insufficientScope } from './scope-challenge.js';
 import { ToolInvoker } from './tool-invoker.js';
 import { VisibleLists } from './visible-lists.js';
@@ -40,9 +40,7 @@ export class ToolMethods {
   }
 
   private list(call: McpCall): JsonObject {
-    const page = this.visibleTools(call.principal).page(call.params.cursor);
-    if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
-    return page.nextCursor ? { tools: page.items, nextCursor: page.nextCursor } : { tools: page.items };
+    return pageResult(this.visibleTools(call.principal), call, 'tools');
   }
 
   private async call(call: McpCall): Promise<JsonObject> {
