@@ -41,6 +41,15 @@ function sentToken(req: Request): boolean {
   return /^bearer\s+\S/i.test(req.headers.authorization ?? '');
 }
 
+/** Why a request was refused: no token, or the verifier's reason for the one it sent. */
+function refusal(context: ExecutionContext): { sent: boolean; description: string; res: Response } {
+  const http = context.switchToHttp();
+  const req = http.getRequest<Request>();
+  const sent = sentToken(req);
+  const description = sent ? (authFailureOf(req) ?? 'the token is not valid') : 'a bearer token is required';
+  return { sent, description, res: http.getResponse<Response>() };
+}
+
 /**
  * Rung 3 of the MCP ladder: no token or a refused one → 401 with the challenge that leads a
  * client to the OAuth login (security.md §Authentication), before any JSON-RPC method.
@@ -70,11 +79,8 @@ export class McpAuthGuard extends AuthGuard('mcp-bearer') {
 
   override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
     if (!err && user) return user;
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
-    const sent = sentToken(req);
-    const description = sent ? (authFailureOf(req) ?? 'the token is not valid') : 'a bearer token is required';
-    http.getResponse<Response>().setHeader(
+    const { sent, description, res } = refusal(context);
+    res.setHeader(
       'WWW-Authenticate',
       formatBearerChallenge({
         ...(sent ? { error: 'invalid_token' as const, errorDescription: description } : {}),
@@ -105,14 +111,8 @@ export class ApiAuthGuard extends AuthGuard('api-bearer') {
 
   override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
     if (!err && user) return user;
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
-    const sent = sentToken(req);
-    const description = sent ? (authFailureOf(req) ?? 'the token is not valid') : 'a bearer token is required';
-    http.getResponse<Response>().setHeader(
-      'WWW-Authenticate',
-      formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}),
-    );
+    const { sent, description, res } = refusal(context);
+    res.setHeader('WWW-Authenticate', formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}));
     throw new ApiError(401, 'unauthorized', 'Unauthorized', description);
   }
 }
