@@ -3,7 +3,13 @@
 // service method in the Kadu app (auth on), tools/list and tools/call with 5, 50 and 1 000 tools,
 // the same tool served by MCP-Nest 2.0.5 and by the official SDK's createMcpHandler, and resident
 // memory over a long run. Medians of several rounds after a warm-up; raw results in bench/results/.
-import { spawn } from 'node:child_process';
+//
+// Method: servers run on one core and the load generator on another (taskset, when the machine
+// has two cores or more), so a fast server is not slowed by the load it provokes in autocannon.
+// The servers of one comparison run side by side and their rounds are interleaved (A B C A B C…),
+// so a slow minute of a shared machine falls on all of them rather than on one.
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,6 +24,7 @@ const CFG = QUICK
   ? { warmup: 1, rounds: 2, duration: 2, connections: 16, longRun: 20_000 }
   : { warmup: 3, rounds: 5, duration: 5, connections: 16, longRun: 200_000 };
 const resultsDir = join(here, 'results');
+const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
 mkdirSync(resultsDir, { recursive: true });
 
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -32,7 +39,9 @@ const legacy = (method, params) => ({
 });
 
 async function start(label, args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // taskset execs node: the child's pid is the server's.
+  const [command, argv] = PIN ? ['taskset', ['-c', '0', process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const ready = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -69,28 +78,34 @@ async function cannon(url, request, extra) {
 }
 
 const measurements = {};
-async function measure(name, url, request, pid) {
-  await cannon(url, request, { duration: CFG.warmup });
-  const rounds = [];
+/** Warms every target up, then runs the rounds interleaved across targets; medians per target. */
+async function measureGroup(targets) {
+  for (const t of targets) await cannon(t.url, t.request, { duration: CFG.warmup });
+  const rounds = new Map(targets.map((t) => [t.name, []]));
   for (let i = 0; i < CFG.rounds; i++) {
-    const cpuBefore = cpuMs(pid);
-    const r = await cannon(url, request, { duration: CFG.duration });
-    const cpuUsPerRequest = ((cpuMs(pid) - cpuBefore) * 1000) / r.requests.total;
-    rounds.push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUsPerRequest });
+    for (const t of targets) {
+      const cpuBefore = cpuMs(t.pid);
+      const r = await cannon(t.url, t.request, { duration: CFG.duration });
+      const cpuUsPerRequest = ((cpuMs(t.pid) - cpuBefore) * 1000) / r.requests.total;
+      rounds.get(t.name).push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUsPerRequest });
+    }
   }
-  const m = {
-    rps: median(rounds.map((r) => r.rps)),
-    p50: median(rounds.map((r) => r.p50)),
-    p99: median(rounds.map((r) => r.p99)),
-    cpuUs: median(rounds.map((r) => r.cpuUsPerRequest)),
-    rounds,
-  };
-  measurements[name] = m;
-  console.log(`${name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms   server CPU ${m.cpuUs.toFixed(0)} µs/req`);
-  return m;
+  for (const t of targets) {
+    const rs = rounds.get(t.name);
+    const m = {
+      rps: median(rs.map((r) => r.rps)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      cpuUs: median(rs.map((r) => r.cpuUsPerRequest)),
+      rounds: rs,
+    };
+    measurements[t.name] = m;
+    console.log(`${t.name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms   server CPU ${m.cpuUs.toFixed(0)} µs/req`);
+  }
 }
 
 console.log(`bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} rounds × ${CFG.duration} s after ${CFG.warmup} s warm-up, ${CFG.connections} connections; node ${process.version}`);
+console.log(PIN ? 'servers on core 0, load generator on core 1 (taskset)' : 'not pinned (taskset missing or a single core): servers and load generator share the cores');
 
 // 1. REST vs MCP in the Kadu app process, authentication on both doors.
 const dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-'));
@@ -100,16 +115,18 @@ const kadu = await start('kadu', [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=$
 const memory = {};
 try {
   const auth = (token, r) => ({ ...r, headers: { ...r.headers, authorization: `Bearer ${token}` } });
-  await measure('kadu.rest', `${kadu.url}/api/v1/bench/echo`, { headers: { 'content-type': 'application/json', authorization: `Bearer ${kadu.api}` }, body: JSON.stringify(ARGS) }, kadu.child.pid);
-  await measure('kadu.mcp_2026', `${kadu.url}/mcp`, auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), kadu.child.pid);
-  await measure('kadu.mcp_2025', `${kadu.url}/mcp`, auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })), kadu.child.pid);
+  await measureGroup([
+    { name: 'kadu.rest', url: `${kadu.url}/api/v1/bench/echo`, request: { headers: { 'content-type': 'application/json', authorization: `Bearer ${kadu.api}` }, body: JSON.stringify(ARGS) }, pid: kadu.child.pid },
+    { name: 'kadu.mcp_2026', url: `${kadu.url}/mcp`, request: auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), pid: kadu.child.pid },
+    { name: 'kadu.mcp_2025', url: `${kadu.url}/mcp`, request: auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })), pid: kadu.child.pid },
+  ]);
 
   // 4. Memory: resident size after a first and a second half of a long run must not keep growing.
-  const call = auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
+  const longCall = auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
   memory.start = rssMb(kadu.child.pid);
-  await cannon(`${kadu.url}/mcp`, call, { amount: CFG.longRun / 2 });
+  await cannon(`${kadu.url}/mcp`, longCall, { amount: CFG.longRun / 2 });
   memory.half = rssMb(kadu.child.pid);
-  await cannon(`${kadu.url}/mcp`, call, { amount: CFG.longRun / 2 });
+  await cannon(`${kadu.url}/mcp`, longCall, { amount: CFG.longRun / 2 });
   memory.end = rssMb(kadu.child.pid);
   memory.requests = CFG.longRun;
   console.log(`memory over ${CFG.longRun} requests: ${memory.start.toFixed(1)} → ${memory.half.toFixed(1)} → ${memory.end.toFixed(1)} MB RSS`);
@@ -117,36 +134,27 @@ try {
   await kadu.stop();
 }
 
-// 2. Scaling with the number of registered tools (the module alone, no authentication).
-for (const tools of [5, 50, 1000]) {
-  const app = await start(`scale-${tools}`, ['dist/bench/fixtures/scale.main.js', String(tools)]);
-  try {
-    await measure(`scale${tools}.tools_list`, `${app.url}/mcp`, modern('tools/list', {}), app.child.pid);
-    await measure(`scale${tools}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), app.child.pid);
-  } finally {
-    await app.stop();
-  }
-}
+// 2. Scaling with the number of registered tools (the module alone, no authentication), then
+// 3. the anchors beside the 5-tool app and the floor: same tool, same requests, each in its own process.
+const call = modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo');
+const apps = [];
+try {
+  for (const tools of [5, 50, 1000]) apps.push(await start(`scale-${tools}`, ['dist/bench/fixtures/scale.main.js', String(tools)]));
+  const [scale5, scale50, scale1000] = apps;
+  const on = (app, name, request) => ({ name, url: `${app.url}/mcp`, request, pid: app.child.pid });
+  await measureGroup([on(scale5, 'scale5.tools_list', modern('tools/list', {})), on(scale50, 'scale50.tools_list', modern('tools/list', {})), on(scale1000, 'scale1000.tools_list', modern('tools/list', {}))]);
+  await measureGroup([on(scale5, 'scale5.tools_call', call), on(scale50, 'scale50.tools_call', call), on(scale1000, 'scale1000.tools_call', call)]);
+  await Promise.all(apps.splice(1).map((app) => app.stop()));
 
-// The floor: a bare Nest + Express route that reads the body and answers a constant — what any
-// Nest-hosted endpoint pays on this machine before doing anything MCP.
-{
-  const app = await start('floor', ['dist/bench/fixtures/bare.main.js']);
-  try {
-    await measure('floor.nest_express_bare', `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), app.child.pid);
-  } finally {
-    await app.stop();
-  }
-}
-
-// 3. The anchors: same tool, same requests, each in its own process.
-for (const [name, file] of [['anchor.mcp_nest', 'bench/anchors/mcp-nest.mjs'], ['anchor.sdk', 'bench/anchors/sdk.mjs']]) {
-  const app = await start(name, [file]);
-  try {
-    await measure(`${name}.tools_call`, `${app.url}/mcp`, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), app.child.pid);
-  } finally {
-    await app.stop();
-  }
+  // The floor: a bare Nest + Express route that reads the body and answers a constant — what any
+  // Nest-hosted endpoint pays on this machine before doing anything MCP.
+  apps.push(await start('floor', ['dist/bench/fixtures/bare.main.js']));
+  apps.push(await start('anchor.mcp_nest', ['bench/anchors/mcp-nest.mjs']));
+  apps.push(await start('anchor.sdk', ['bench/anchors/sdk.mjs']));
+  const [, floor, mcpNest, sdk] = apps;
+  await measureGroup([on(scale5, 'ours.tools_call', call), on(mcpNest, 'anchor.mcp_nest.tools_call', call), on(sdk, 'anchor.sdk.tools_call', call), on(floor, 'floor.nest_express_bare', call)]);
+} finally {
+  await Promise.all(apps.map((app) => app.stop()));
 }
 
 const m = (name) => measurements[name].rps;
@@ -155,19 +163,18 @@ const ratios = {
   mcp_vs_rest_2025: m('kadu.mcp_2025') / m('kadu.rest'),
   tools_list_1000_vs_5: m('scale1000.tools_list') / m('scale5.tools_list'),
   tools_call_1000_vs_5: m('scale1000.tools_call') / m('scale5.tools_call'),
-  call_vs_mcp_nest: m('scale5.tools_call') / m('anchor.mcp_nest.tools_call'),
-  call_vs_sdk: m('scale5.tools_call') / m('anchor.sdk.tools_call'),
+  call_vs_mcp_nest: m('ours.tools_call') / m('anchor.mcp_nest.tools_call'),
+  call_vs_sdk: m('ours.tools_call') / m('anchor.sdk.tools_call'),
   memory_growth_second_half: memory.end / memory.half,
 };
-// Server CPU per request, anchor ÷ ours: what the throughput ratio becomes when the load generator
-// does not share the server's two cores (reported beside the throughput ratios, not instead).
+// Server CPU per request, anchor ÷ ours, reported beside the throughput ratios (not instead).
 const cpu = (name) => measurements[name].cpuUs;
 const cpuRatios = {
-  cpu_per_call_mcp_nest_vs_ours: cpu('anchor.mcp_nest.tools_call') / cpu('scale5.tools_call'),
-  cpu_per_call_sdk_vs_ours: cpu('anchor.sdk.tools_call') / cpu('scale5.tools_call'),
+  cpu_per_call_mcp_nest_vs_ours: cpu('anchor.mcp_nest.tools_call') / cpu('ours.tools_call'),
+  cpu_per_call_sdk_vs_ours: cpu('anchor.sdk.tools_call') / cpu('ours.tools_call'),
 };
 const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, config: CFG, measurements, memory, ratios, cpuRatios }, null, 2));
+writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, pinned: PIN, config: CFG, measurements, memory, ratios, cpuRatios }, null, 2));
 for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
 console.log(`\nraw results: ${file}`);
 if (PROFILE) {

@@ -27,14 +27,27 @@ export class MethodInvoker {
     const input = binding.inputClass
       ? ((await this.validation.transform({ ...args }, { type: 'body', metatype: binding.inputClass })) as JsonObject)
       : args;
-    const params = await this.bind(binding, input, call, context);
-    const instance = await this.instanceFor(binding, call.req);
+    // Arguments without pipes and singleton providers need no await: a tool call waits only for
+    // its validation and its own method.
+    const argValues = binding.argPipes.size ? await this.pipedArgs(binding, input) : this.plainArgs(binding, input);
+    const params = this.bind(binding, input, argValues, call, context);
+    const wrapper = binding.wrapper;
+    const instance = wrapper.isDependencyTreeStatic() && !wrapper.isTransient ? (wrapper.instance as Record<string, unknown>) : await this.scopedInstance(binding, call.req);
     const method = instance[binding.methodName] as (...a: unknown[]) => unknown;
     return method.apply(instance, params);
   }
 
-  private async bind(binding: MethodBinding, input: JsonObject, call: McpCall, context: Partial<McpCallContext> & { name: string }): Promise<unknown[]> {
-    const params = new Array<unknown>(binding.arity);
+  /** Id-like arguments leave the DTO input: each goes to its own parameter. */
+  private plainArgs(binding: MethodBinding, input: JsonObject): Map<string, unknown> {
+    const argValues = new Map<string, unknown>();
+    for (const name of binding.argNames) {
+      argValues.set(name, input[name]);
+      delete input[name];
+    }
+    return argValues;
+  }
+
+  private async pipedArgs(binding: MethodBinding, input: JsonObject): Promise<Map<string, unknown>> {
     const argValues = new Map<string, unknown>();
     for (const name of binding.argNames) {
       let value = input[name];
@@ -44,6 +57,11 @@ export class MethodInvoker {
       argValues.set(name, value);
       delete input[name];
     }
+    return argValues;
+  }
+
+  private bind(binding: MethodBinding, input: JsonObject, argValues: Map<string, unknown>, call: McpCall, context: Partial<McpCallContext> & { name: string }): unknown[] {
+    const params = new Array<unknown>(binding.arity);
     for (const b of binding.bindings) {
       if (b.kind === 'arg') params[b.index] = argValues.get(b.name);
       else if (b.kind === 'input') params[b.index] = input;
@@ -55,13 +73,11 @@ export class MethodInvoker {
     return params;
   }
 
-  private async instanceFor(binding: MethodBinding, req: Request): Promise<Record<string, unknown>> {
-    const wrapper = binding.wrapper;
-    if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient) return wrapper.instance as Record<string, unknown>;
+  private scopedInstance(binding: MethodBinding, req: Request): Promise<Record<string, unknown>> {
     // The same DI sub-tree as the HTTP request's guards and interceptors: one request, one scope.
     const contextId = ContextIdFactory.getByRequest(req);
     this.moduleRef.registerRequestByContextId(req, contextId);
-    return this.moduleRef.resolve(wrapper.token, contextId, { strict: false });
+    return this.moduleRef.resolve(binding.wrapper.token, contextId, { strict: false });
   }
 
   private pipeInstance(pipe: Type<PipeTransform> | PipeTransform): Promise<PipeTransform> | PipeTransform {

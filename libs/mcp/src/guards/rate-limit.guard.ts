@@ -21,8 +21,13 @@ export class RateLimitGuard implements CanActivate {
     private readonly config: McpConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    // No budget configured: answer synchronously, so Nest's guard chain does not wait a tick.
     if (!this.limits.enabled('general') && !this.limits.enabled('writes')) return true;
+    return this.spend(context);
+  }
+
+  private async spend(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
     const { message } = exchangeOf(req);
