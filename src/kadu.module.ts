@@ -13,6 +13,7 @@ import { Paginator } from './common/pagination.js';
 import { SecretBox } from './common/secret-box.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './db/database.module.js';
+import { BullExecutionQueue } from './executions/bull-execution-queue.js';
 import { EXECUTION_QUEUE, InMemoryExecutionQueue } from './executions/execution-queue.js';
 import { ExecutionRunner } from './executions/execution-runner.js';
 import { ExecutionsService } from './executions/executions.service.js';
@@ -61,7 +62,12 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     { provide: UrlSigner, ...keyed((k) => new UrlSigner(k)) },
     { provide: WEBHOOK_SECRET_BOX, ...keyed((k) => new SecretBox(k, 'webhook-secret')) },
     { provide: SECRET_VALUE_BOX, ...keyed((k) => new SecretBox(k, 'secret-value')) },
-    { provide: EXECUTION_QUEUE, useFactory: () => new InMemoryExecutionQueue() },
+    {
+      provide: EXECUTION_QUEUE,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) =>
+        c.redisUrl ? new BullExecutionQueue({ redisUrl: c.redisUrl, prefix: `${c.redisPrefix}queue`, lockMs: c.queueLockMs }) : new InMemoryExecutionQueue(),
+    },
     PermissionGuard,
     ApiRateLimitGuard,
     OrgContextService,

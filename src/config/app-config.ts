@@ -37,6 +37,8 @@ export interface AppConfig {
   readonly rateLimits: Record<'general' | 'writes' | 'failedAuth', { points: number; durationSec: number } | false>;
   /** Queued executions beyond which runs answer 503 (KADU_QUEUE_MAX_DEPTH). */
   readonly queueMaxDepth: number;
+  /** With Redis: how long a worker's hold on an execution lasts unrenewed before another replica takes it over (KADU_QUEUE_LOCK_MS). */
+  readonly queueLockMs: number;
   /** PostgreSQL schema (DATABASE_SCHEMA) when DATABASE_URL is set. */
   readonly databaseSchema?: string;
 }
@@ -78,7 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryBaseMs: number(env.WEBHOOK_RETRY_BASE_MS, 1000),
     webhookMaxAttempts: number(env.WEBHOOK_MAX_ATTEMPTS, 5),
     webhookTimeoutMs: number(env.WEBHOOK_TIMEOUT_MS, 5000),
-    executionConcurrency: number(env.KADU_EXECUTION_CONCURRENCY, 2),
+    executionConcurrency: concurrency(env.KADU_EXECUTION_CONCURRENCY, Boolean(env.REDIS_URL)),
     stepDelayMs: number(env.KADU_STEP_DELAY_MS, 0),
     databaseSchema: schema(env.DATABASE_SCHEMA),
     rateLimits: {
@@ -87,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       failedAuth: budget(env.KADU_RATE_FAILED_AUTH, '20/300'),
     },
     queueMaxDepth: number(env.KADU_QUEUE_MAX_DEPTH, 1000),
+    queueLockMs: number(env.KADU_QUEUE_LOCK_MS, 30_000),
   };
 }
 
@@ -94,6 +97,14 @@ function number(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`expected a non-negative number, got '${value}'`);
+  return n;
+}
+
+/** 0 makes a replica that only queues (others run the work): possible only with the shared queue. */
+function concurrency(value: string | undefined, sharedQueue: boolean): number {
+  const n = number(value, 2);
+  if (!Number.isInteger(n)) throw new Error(`KADU_EXECUTION_CONCURRENCY must be an integer, got '${value}'`);
+  if (n === 0 && !sharedQueue) throw new Error('KADU_EXECUTION_CONCURRENCY=0 needs REDIS_URL: with the in-process queue nothing would ever run');
   return n;
 }
 

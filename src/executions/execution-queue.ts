@@ -1,16 +1,28 @@
 import { Logger } from '@nestjs/common';
 
+/** What a worker is handed: the execution, and whether an earlier worker took it and was lost. */
+export interface QueuedRun {
+  readonly executionId: string;
+  /** True when the queue hands out again work whose worker stopped holding it (died, froze). */
+  readonly redelivered: boolean;
+}
+
 /**
- * Where queued executions wait for a worker. The embedded topology runs them in-process; a
- * Redis-backed implementation (BullMQ) plugs in behind the same interface.
+ * Where queued executions wait for a worker. The embedded topology runs them in-process
+ * (`InMemoryExecutionQueue`); the distributed one shares a BullMQ queue on Redis
+ * (`BullExecutionQueue`), so any replica's worker can run any replica's executions.
  */
 export interface ExecutionQueue {
-  enqueue(executionId: string): void;
-  /** Starts feeding ids to `worker`, at most `concurrency` at a time. */
-  start(worker: (executionId: string) => Promise<void>, concurrency: number): void;
-  /** Stops taking work and waits for what is running. */
+  /** Rejects when the queue cannot be reached; the caller answers 503. */
+  enqueue(executionId: string): Promise<void>;
+  /** Starts feeding work to `worker`, at most `concurrency` at a time in this process. */
+  start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void>;
+  /** Stops taking work and waits for what this process is running. */
   stop(): Promise<void>;
-  depth(): number;
+  /** Executions waiting for a worker (all replicas). Rejects when the queue cannot be reached. */
+  depth(): Promise<number>;
+  /** Whether a live worker (of any replica) still holds this execution. */
+  isHeld(executionId: string): Promise<boolean>;
 }
 
 export const EXECUTION_QUEUE = Symbol('EXECUTION_QUEUE');
@@ -18,42 +30,50 @@ export const EXECUTION_QUEUE = Symbol('EXECUTION_QUEUE');
 export class InMemoryExecutionQueue implements ExecutionQueue {
   private readonly logger = new Logger('ExecutionQueue');
   private readonly waiting: string[] = [];
-  private readonly running = new Set<Promise<void>>();
-  private worker?: (id: string) => Promise<void>;
+  private readonly running = new Map<string, Promise<void>>();
+  private worker?: (run: QueuedRun) => Promise<void>;
   private concurrency = 1;
   private stopped = false;
 
-  enqueue(executionId: string): void {
-    if (this.waiting.includes(executionId)) return;
-    this.waiting.push(executionId);
-    this.pump();
+  enqueue(executionId: string): Promise<void> {
+    if (!this.waiting.includes(executionId)) {
+      this.waiting.push(executionId);
+      this.pump();
+    }
+    return Promise.resolve();
   }
 
-  start(worker: (executionId: string) => Promise<void>, concurrency: number): void {
+  start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void> {
     this.worker = worker;
     this.concurrency = Math.max(1, concurrency);
     this.pump();
+    return Promise.resolve();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.running.values()]);
   }
 
-  depth(): number {
-    return this.waiting.length;
+  depth(): Promise<number> {
+    return Promise.resolve(this.waiting.length);
+  }
+
+  /** One process: only what this process is running is held (nothing, before `start`). */
+  isHeld(executionId: string): Promise<boolean> {
+    return Promise.resolve(this.running.has(executionId));
   }
 
   private pump(): void {
     while (!this.stopped && this.worker && this.running.size < this.concurrency && this.waiting.length) {
       const id = this.waiting.shift()!;
-      const job = this.worker(id)
+      const job = this.worker({ executionId: id, redelivered: false })
         .catch((error: unknown) => this.logger.error(`execution ${id} crashed the worker: ${String(error)}`))
         .finally(() => {
-          this.running.delete(job);
+          this.running.delete(id);
           setImmediate(() => this.pump());
         });
-      this.running.add(job);
+      this.running.set(id, job);
     }
   }
 }

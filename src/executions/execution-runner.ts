@@ -16,12 +16,16 @@ import { ReconcileAgent } from './kinds/reconcile.agent.js';
 
 class CostCapReached extends Error {}
 class Canceled extends Error {}
+/** The execution is no longer this worker's (failed as lost and taken over): stop without writing. */
+class NoLongerHeld extends Error {}
+
+const WORKER_LOST = '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
 
 /**
  * The worker: takes queued executions, runs their task kind step by step (recording steps and
  * cost, stopping at the cost cap, honouring cancel), and announces the outcome to the task's
- * webhooks. At start it settles what a stopped process left behind: queued work is queued again,
- * and work that was mid-run is failed explicitly — never left `running` forever.
+ * webhooks. Work whose worker was lost is failed explicitly — never left `running` forever: at
+ * start, what no live worker holds; later, what the queue hands out again after a worker died.
  */
 @Injectable()
 export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -43,7 +47,10 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     await this.recover();
-    this.queue.start((id) => this.process(id), this.config.executionConcurrency);
+    // Concurrency 0: a replica that only queues; the other replicas' workers run its executions.
+    if (this.config.executionConcurrency > 0) {
+      await this.queue.start((run) => this.process(run.executionId, run.redelivered), this.config.executionConcurrency);
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -51,24 +58,39 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async recover(): Promise<void> {
-    const lost = await this.db.query<ExecutionRow>(
-      `update executions set status = 'failed', finished_at = now(), updated_at = now(),
-              error = '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}'::jsonb
-        where status = 'running' returning *`,
-    );
-    for (const row of lost) await this.events.emit(row, 'execution.failed');
+    const running = await this.db.query<{ id: string }>(`select id from executions where status = 'running' order by id`);
+    let lost = 0;
+    for (const { id } of running) {
+      // With a shared queue another replica may be running it right now; only orphans are failed.
+      if (!(await this.queue.isHeld(id)) && (await this.failLost(id))) lost++;
+    }
     const queued = await this.db.query<{ id: string }>(`select id from executions where status = 'queued' order by id`);
-    for (const { id } of queued) this.queue.enqueue(id);
-    if (lost.length || queued.length) this.logger.log(`recovered: ${queued.length} queued again, ${lost.length} failed (worker lost)`);
+    for (const { id } of queued) await this.queue.enqueue(id);
+    if (lost || queued.length) this.logger.log(`recovered: ${queued.length} queued again, ${lost} failed (worker lost)`);
   }
 
-  async process(executionId: string): Promise<void> {
+  /** Fails a `running` execution whose worker is gone; false when it was no longer running. */
+  private async failLost(id: string): Promise<boolean> {
+    const [row] = await this.db.query<ExecutionRow>(
+      `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb
+        where id = $1 and status = 'running' returning *`,
+      [id, WORKER_LOST],
+    );
+    if (row) await this.events.emit(row, 'execution.failed');
+    return Boolean(row);
+  }
+
+  async process(executionId: string, redelivered = false): Promise<void> {
     const [execution] = await this.db.query<ExecutionRow>(
       `update executions set status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
         where id = $1 and status = 'queued' and not cancel_requested returning *`,
       [executionId],
     );
-    if (!execution) return;
+    if (!execution) {
+      // Handed out again after its worker died mid-run: fail it explicitly (kadu.md, "Executions").
+      if (redelivered && (await this.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
+      return;
+    }
     const [task] = await this.db.query<{ kind: string }>('select kind from tasks where id = $1', [execution.task_id]);
     const agent = task ? this.agents[task.kind] : undefined;
     try {
@@ -83,7 +105,9 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         await this.finish(execution.id, 'awaiting_input', { question: JSON.stringify(outcome.question) }, false);
       }
     } catch (error) {
-      if (error instanceof Canceled) {
+      if (error instanceof NoLongerHeld) {
+        this.logger.warn(`execution ${execution.id} was taken over after this worker lost it; its outcome is not written`);
+      } else if (error instanceof Canceled) {
         await this.finish(execution.id, 'canceled', {});
       } else if (error instanceof CostCapReached) {
         await this.fail(execution.id, 'cost_cap_reached', `The execution reached its cost cap of ${execution.cost_cap} units`);
@@ -123,8 +147,9 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       answers: execution.answers,
       step: async (kind, summary, cost) => {
         if (this.config.stepDelayMs) await sleep(this.config.stepDelayMs);
-        const [state] = await this.db.query<{ cancel_requested: boolean }>('select cancel_requested from executions where id = $1', [execution.id]);
-        if (state?.cancel_requested) throw new Canceled();
+        const [state] = await this.db.query<{ cancel_requested: boolean; status: string }>('select cancel_requested, status from executions where id = $1', [execution.id]);
+        if (state?.status !== 'running') throw new NoLongerHeld();
+        if (state.cancel_requested) throw new Canceled();
         if (spent + cost > execution.cost_cap) {
           await record('cost_cap', `Stopped: this step would spend past the cap of ${execution.cost_cap} units`, 0);
           throw new CostCapReached();
@@ -153,7 +178,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     const sets = entries.map(([k], i) => `${k} = $${i + 3}::jsonb`);
     const [row] = await this.db.query<ExecutionRow>(
       `update executions set status = $2, ${[...sets, 'updated_at = now()', ...(final ? ['finished_at = now()'] : [])].join(', ')}
-        where id = $1 returning *`,
+        where id = $1 and status = 'running' returning *`,
       [id, status, ...entries.map(([, v]) => v)],
     );
     if (row && status !== 'canceled') await this.events.emit(row, `execution.${status}`);

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool, type McpContent } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
@@ -27,6 +27,8 @@ function executionLink(value: unknown): McpContent[] {
 /** Executions: queued at once, run in the background, followed with kadu_executions_get. */
 @Injectable()
 export class ExecutionsService {
+  private readonly logger = new Logger('Executions');
+
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(EXECUTION_QUEUE) private readonly queue: ExecutionQueue,
@@ -53,7 +55,7 @@ export class ExecutionsService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<ExecutionView>> {
     const ctx = await this.orgs.of(principal);
-    this.checkQueue();
+    await this.checkQueue();
     return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.run:${taskId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
         const task = await this.tasks.load(tx, ctx.orgId, taskId);
@@ -69,7 +71,7 @@ export class ExecutionsService {
         );
         return created!;
       });
-      this.queue.enqueue(row.id);
+      await this.enqueue(row.id, true);
       return { data: executionView(row) };
     });
   }
@@ -166,7 +168,7 @@ export class ExecutionsService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<ExecutionView>> {
     const ctx = await this.orgs.of(principal);
-    this.checkQueue();
+    await this.checkQueue();
     return this.idempotency.run(ctx.orgId, idempotencyKey, `executions.continue:${executionId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
         const execution = await this.load(tx, ctx.orgId, executionId);
@@ -180,7 +182,7 @@ export class ExecutionsService {
         );
         return updated!;
       });
-      this.queue.enqueue(row.id);
+      await this.enqueue(row.id);
       return { data: executionView(row) };
     });
   }
@@ -222,10 +224,39 @@ export class ExecutionsService {
     return row;
   }
 
-  /** A saturated queue refuses new work with 503 rather than accepting what it cannot run soon. */
-  private checkQueue(): void {
-    if (this.queue.depth() >= this.config.queueMaxDepth) {
+  /**
+   * A saturated queue refuses new work with 503 rather than accepting what it cannot run soon; an
+   * unreachable one (Redis away) refuses it before anything is written.
+   */
+  private async checkQueue(): Promise<void> {
+    let depth: number;
+    try {
+      depth = await this.queue.depth();
+    } catch {
+      throw queueUnavailable();
+    }
+    if (depth >= this.config.queueMaxDepth) {
       throw new ApiError(503, 'queue_saturated', 'Service unavailable', 'Too many executions are waiting to run; retry shortly').withHeader('Retry-After', '10');
+    }
+  }
+
+  /**
+   * Queues stored work. When the queue cannot take it, a new run is marked failed (the caller hears
+   * 503 and may retry: nothing runs twice); a continued one stays `queued` and is queued again when
+   * a replica starts.
+   */
+  private async enqueue(executionId: string, isNewRun = false): Promise<void> {
+    try {
+      await this.queue.enqueue(executionId);
+    } catch (error) {
+      this.logger.warn(`execution ${executionId} is stored but could not be queued: ${String(error)}`);
+      if (isNewRun) {
+        await this.db.query(
+          `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb where id = $1 and status = 'queued'`,
+          [executionId, JSON.stringify({ code: 'queue_unavailable', message: 'The execution queue could not be reached; run the task again' })],
+        );
+      }
+      throw queueUnavailable();
     }
   }
 
@@ -260,4 +291,8 @@ export class ExecutionsService {
       throw new ApiError(429, 'concurrency_limit', 'Concurrency limit', `At most ${ctx.plan.max_concurrent_executions} executions may be queued or running at once; retry in a few seconds`).withHeader('Retry-After', '5');
     }
   }
+}
+
+function queueUnavailable(): ApiError {
+  return new ApiError(503, 'service_unavailable', 'Service unavailable', 'The execution queue cannot be reached; retry shortly').withHeader('Retry-After', '5');
 }
