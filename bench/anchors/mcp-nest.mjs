@@ -6,6 +6,25 @@ import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import { McpController, McpStrategy, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
 import { z } from 'zod';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { ExpressAdapter } from '@nestjs/platform-express';
+
+function stableExpressAdapter() {
+  const withPrototype = (base, prototype) => {
+    function Constructed(...args) {
+      base.apply(this, args);
+    }
+    Constructed.prototype = prototype;
+    return Constructed;
+  };
+  return new (class extends ExpressAdapter {
+    initHttpServer(options) {
+      super.initHttpServer(options);
+      const app = this.getInstance();
+      this.setHttpServer(createServer({ IncomingMessage: withPrototype(IncomingMessage, app.request), ServerResponse: withPrototype(ServerResponse, app.response) }, app));
+    }
+  })();
+}
 
 class EchoController {
   echo(payload) {
@@ -26,7 +45,9 @@ const mcp = new McpStrategy({ name: 'bench-mcp-nest', version: '1.0.0', transpor
 class AppModule {}
 Reflect.decorate([Module({ controllers: [Controller] })], AppModule);
 
-const app = await NestFactory.create(AppModule, { logger: ['error'] });
+// STABLE_ADAPTER=1: the same Express prototype fix our app uses (StableExpressAdapter), applied to
+// MCP-Nest too, to show how much of the difference is that fix rather than the MCP dispatch.
+const app = await NestFactory.create(AppModule, ...(process.env.STABLE_ADAPTER ? [stableExpressAdapter()] : []), { logger: ['error'] });
 mcp.setHttpAdapter(app.getHttpAdapter());
 app.connectMicroservice({ strategy: mcp });
 await app.startAllMicroservices();

@@ -55,4 +55,5 @@ export { RateLimits, rateLimitHeaders, RateLimitStoreUnavailable, DEFAULT_BUDGET
 export { RateLimitGuard } from './guards/rate-limit.guard.js';
 export { tooMany as tooManyRequests, unavailable as serviceUnavailable } from './guards/rate-limit.guard.js';
 export { McpRejectionError } from './http/send.js';
+export { StableExpressAdapter } from './http/stable-express.adapter.js';
 export { canonicalJson } from './confirmation/canonical-json.js';
