@@ -7,13 +7,14 @@ export interface McpExchange {
   era?: EraDecision;
 }
 
-const exchanges = new WeakMap<Request, McpExchange>();
+const EXCHANGE = Symbol('mcp.exchange');
+type WithExchange = Request & { [EXCHANGE]?: McpExchange };
 
+/**
+ * Kept on the request under a private symbol rather than in a WeakMap: one entry per request in a
+ * WeakMap is ephemeron work for every garbage collection (measured under load), a property is not.
+ */
 export function exchangeOf(req: Request): McpExchange {
-  let exchange = exchanges.get(req);
-  if (!exchange) {
-    exchange = {};
-    exchanges.set(req, exchange);
-  }
-  return exchange;
+  const carrier = req as WithExchange;
+  return (carrier[EXCHANGE] ??= {});
 }

@@ -48,15 +48,17 @@ export function validateJsonRpc(value: unknown): JsonRpcMessage | Rejection {
     );
   }
   const id = readableId(value);
-  const invalid = (why: string): Rejection =>
-    reject('invalid_request', 400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, id);
-  if (!isPlainObject(value)) return invalid('the body must be a JSON-RPC 2.0 object');
-  if (value.jsonrpc !== '2.0') return invalid('"jsonrpc" must be "2.0"');
+  if (!isPlainObject(value)) return invalidRequest('the body must be a JSON-RPC 2.0 object', id);
+  if (value.jsonrpc !== '2.0') return invalidRequest('"jsonrpc" must be "2.0"', id);
   if (typeof value.method !== 'string' || value.method.length === 0) {
     // A JSON-RPC response (result/error) is not accepted: this server never sends requests to clients.
-    return invalid('"method" must be a non-empty string');
+    return invalidRequest('"method" must be a non-empty string', id);
   }
-  if ('id' in value && id === null) return invalid('"id" must be a string or a number');
-  if ('params' in value && !isPlainObject(value.params)) return invalid('"params" must be an object');
+  if ('id' in value && id === null) return invalidRequest('"id" must be a string or a number', id);
+  if ('params' in value && !isPlainObject(value.params)) return invalidRequest('"params" must be an object', id);
   return value as unknown as JsonRpcMessage;
+}
+
+function invalidRequest(why: string, id: JsonRpcId | null): Rejection {
+  return reject('invalid_request', 400, ErrorCode.InvalidRequest, `Invalid Request: ${why}`, id);
 }
