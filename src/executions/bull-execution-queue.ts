@@ -32,6 +32,7 @@ export class BullExecutionQueue implements ExecutionQueue {
   private readonly client: Redis;
   private readonly queue: Queue<RunJob>;
   private worker?: Worker<RunJob>;
+  private workerClient?: Redis;
   private lastError = 0;
 
   constructor(private readonly options: BullQueueOptions) {
@@ -49,6 +50,7 @@ export class BullExecutionQueue implements ExecutionQueue {
     // The worker blocks on Redis, so it has its own connection, which BullMQ wants without a retry cap.
     const connection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
     connection.on('error', (error) => this.warn('worker connection', error));
+    this.workerClient = connection;
     this.worker = new Worker<RunJob>(
       QUEUE_NAME,
       (job: Job<RunJob>) => worker({ executionId: job.data.executionId, redelivered: job.stalledCounter > 0 || job.attemptsStarted > 1 }),
@@ -69,6 +71,8 @@ export class BullExecutionQueue implements ExecutionQueue {
   async stop(): Promise<void> {
     await this.worker?.close();
     await this.queue.close();
+    // BullMQ leaves connections it was given open: they are ours to close.
+    this.workerClient?.disconnect();
     this.client.disconnect();
   }
 
