@@ -1,10 +1,10 @@
-import { type DynamicModule, type INestApplication, type LoggerService, type LogLevel, ValidationPipe } from '@nestjs/common';
+import type { DynamicModule, INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { StableExpressAdapter } from '@app/mcp';
 import { AppModule } from './app.module.js';
 import { applyServerTimeouts, configureHttp } from './common/http-setup.js';
-import { VALIDATION_OPTIONS } from './common/validation.js';
+import { KaduValidationPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
 
 /** Builds the Kadu app exactly as `main.ts` runs it; tests call it with their own configuration. */
@@ -20,7 +20,7 @@ export async function createKaduApp(
     abortOnError: false,
   });
   configureHttp(app, config);
-  app.useGlobalPipes(new ValidationPipe(VALIDATION_OPTIONS));
+  app.useGlobalPipes(new KaduValidationPipe());
   app.enableShutdownHooks();
   await app.init();
   applyServerTimeouts(app);

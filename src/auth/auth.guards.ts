@@ -17,22 +17,24 @@ import type { KaduPrincipal } from './kadu-principal.js';
 import { ALL_SCOPES } from './scopes.js';
 
 /**
- * Failed logins spend a per-address budget (slows token guessing): once it is spent, the address
- * gets 429 before its token is even looked at. Successful requests spend nothing here.
+ * Failed logins spend a per-address budget (slows token guessing): once it is spent, an invalid
+ * token from that address gets 429 with Retry-After instead of 401. The token is always checked
+ * first, so a valid token is never refused because others behind the same address (a NAT, a
+ * gateway) guessed wrong. Successful requests spend nothing here.
  */
 async function withFailedAuthBudget(limits: RateLimits, req: Request, refuse: (retryAfter: number) => Error, down: () => Error, attempt: () => Promise<boolean>): Promise<boolean> {
-  const address = `address:${req.ip ?? 'unknown'}`;
-  try {
-    const verdict = await limits.peek('failedAuth', address);
-    if (verdict && !verdict.allowed) throw refuse(verdict.resetSec);
-  } catch (error) {
-    if (error instanceof RateLimitStoreUnavailable) throw down();
-    throw error;
-  }
   try {
     return await attempt();
   } catch (error) {
-    if (error instanceof HttpException && error.getStatus() === 401) await limits.consume('failedAuth', address).catch(() => undefined);
+    if (!(error instanceof HttpException && error.getStatus() === 401)) throw error;
+    let verdict;
+    try {
+      verdict = await limits.consume('failedAuth', `address:${req.ip ?? 'unknown'}`);
+    } catch (storeError) {
+      if (storeError instanceof RateLimitStoreUnavailable) throw down();
+      throw storeError;
+    }
+    if (verdict && !verdict.allowed) throw refuse(verdict.resetSec);
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { protocol } from '@app/mcp';
 import type { AppConfig } from '../config/app-config.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -19,7 +20,13 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
     res.setHeader('Request-Id', typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID());
     next();
   });
-  const json = express.json({ limit: config.bodyLimit });
+  // One nesting limit at both doors (the MCP endpoint checks the same one): scanned before parsing.
+  const json = express.json({
+    limit: config.bodyLimit,
+    verify: (_req, _res, buf) => {
+      if (protocol.jsonTextTooDeep(buf.toString('utf8'), protocol.DEFAULT_MAX_JSON_DEPTH)) throw new NestingTooDeep();
+    },
+  });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
   app.use((req: Request, res: Response, next: NextFunction) => {
     // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk.
@@ -31,8 +38,15 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
   });
 }
 
+class NestingTooDeep extends Error {}
+
 function sendParserError(res: Response, error: unknown): void {
   const { status, type } = error as { status?: number; type?: string };
+  if (error instanceof NestingTooDeep || (error as { cause?: unknown }).cause instanceof NestingTooDeep) {
+    const detail = `The body nests deeper than ${protocol.DEFAULT_MAX_JSON_DEPTH} levels`;
+    res.status(400).json({ status: 400, errors: [{ code: 'nesting_too_deep', title: 'JSON nested too deeply', detail }] });
+    return;
+  }
   if (status === 413 || type === 'entity.too.large') {
     res.setHeader('Connection', 'close');
     res.status(413).json({ status: 413, errors: [{ code: 'payload_too_large', title: 'Payload too large', detail: 'The body exceeds 1048576 bytes' }] });

@@ -1,12 +1,13 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { JSONSchema } from '@app/mcp';
 import { ApiError } from './api-error.js';
 import type { ListEnvelope } from './serialize.js';
+import { Omittable } from './validation.js';
 
 export class PageQueryDto {
-  @IsOptional()
+  @Omittable()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -14,7 +15,7 @@ export class PageQueryDto {
   @JSONSchema({ description: 'Page size, 1–100 (default 20)' })
   limit?: number;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(512)
   @JSONSchema({ description: 'meta.next_cursor of the previous page' })

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
+import { asInputError } from './input-errors.js';
 
 /** The embedded topology: PostgreSQL compiled to WASM, file-backed in the data folder. */
 export class PgliteDatabase implements Database {
@@ -16,13 +17,21 @@ export class PgliteDatabase implements Database {
   }
 
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return (await this.db.query<T>(sql, params as unknown[])).rows;
+    try {
+      return (await this.db.query<T>(sql, params as unknown[])).rows;
+    } catch (error) {
+      throw asInputError(error);
+    }
   }
 
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (tx: Transaction) =>
-      work({ query: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params as unknown[])).rows }),
-    );
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(async (tx: Transaction) =>
+        work({ query: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params as unknown[])).rows }),
+      );
+    } catch (error) {
+      throw asInputError(error);
+    }
   }
 
   async ping(): Promise<void> {

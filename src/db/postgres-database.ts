@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ApiError } from '../common/api-error.js';
+import { asInputError } from './input-errors.js';
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
 
@@ -7,7 +8,7 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EH
 function unavailable(error: unknown): unknown {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   const lost = (code && CONNECTION_CODES.has(code)) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message ?? '');
-  return lost ? new ApiError(503, 'database_unavailable', 'Service unavailable', 'The database cannot be reached; retry shortly').withHeader('Retry-After', '5') : error;
+  return lost ? new ApiError(503, 'database_unavailable', 'Service unavailable', 'The database cannot be reached; retry shortly').withHeader('Retry-After', '5') : asInputError(error);
 }
 import type { Database, Queryable } from './database.js';
 

@@ -1,13 +1,14 @@
-import { IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsObject, IsString, MaxLength } from 'class-validator';
 import { JSONSchema } from '@app/mcp';
 import { PageQueryDto } from '../common/pagination.js';
+import { MaxJsonBytes, Omittable } from '../common/validation.js';
 
 export class ListExecutionsQueryDto extends PageQueryDto {
-  @IsOptional()
+  @Omittable()
   @IsIn(['queued', 'running', 'awaiting_input', 'succeeded', 'failed', 'canceled'])
   status?: string;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(64)
   task_id?: string;
@@ -15,6 +16,7 @@ export class ListExecutionsQueryDto extends PageQueryDto {
 
 export class ContinueExecutionDto {
   @IsObject()
+  @MaxJsonBytes(65_536)
   @JSONSchema({ description: 'Answers to the execution\'s question, e.g. {"decisions":{"3":"L-7"}} for a reconcile task' })
   answers: Record<string, unknown>;
 }

@@ -47,6 +47,7 @@ export class ExecutionsService {
     annotations: hints('destructive', false),
     ...PERMISSIONS.tasksRun,
     resourceLinks: executionLink,
+    preflight: 'checkRun',
   })
   async run(
     @McpCaller() principal: KaduPrincipal,
@@ -58,11 +59,8 @@ export class ExecutionsService {
     await this.checkQueue();
     return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.run:${taskId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
-        const task = await this.tasks.load(tx, ctx.orgId, taskId);
-        this.checkLaunchPolicy(task, ctx);
-        this.tasks.inputs.assertInput(task.id, String(task.updated_at), task.input_schema, dto.input ?? {});
+        const task = await this.runnable(tx, ctx, taskId, dto);
         const fileIds = dto.input_file_ids ?? [];
-        for (const fileId of fileIds) await this.checkInputFile(tx, ctx.orgId, fileId);
         await this.checkPlan(tx, ctx, task.cost_cap);
         const [created] = await tx.query<ExecutionRow>(
           `insert into executions (id, org_id, task_id, status, input, input_file_ids, output_file_ids, cost_cap, requested_by)
@@ -74,6 +72,19 @@ export class ExecutionsService {
       await this.enqueue(row.id, true);
       return { data: executionView(row) };
     });
+  }
+
+  /** Before anyone is asked to confirm a run: the task exists here, the caller may launch it, the input fits. */
+  async checkRun(principal: KaduPrincipal, taskId: string, dto: RunTaskDto): Promise<void> {
+    await this.runnable(this.db, await this.orgs.of(principal), taskId, dto);
+  }
+
+  private async runnable(q: Queryable, ctx: OrgContext, taskId: string, dto: RunTaskDto): Promise<TaskRow> {
+    const task = await this.tasks.load(q, ctx.orgId, taskId);
+    this.checkLaunchPolicy(task, ctx);
+    this.tasks.inputs.assertInput(task.id, task.input_schema, dto.input ?? {});
+    for (const fileId of dto.input_file_ids ?? []) await this.checkInputFile(q, ctx.orgId, fileId);
+    return task;
   }
 
   @McpTool({
@@ -160,6 +171,7 @@ export class ExecutionsService {
     description: 'Answers the question of an execution that awaits input; it is queued again. Only when status is awaiting_input.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.executionsWrite,
+    preflight: 'checkContinue',
   })
   async continue(
     @McpCaller() principal: KaduPrincipal,
@@ -171,10 +183,7 @@ export class ExecutionsService {
     await this.checkQueue();
     return this.idempotency.run(ctx.orgId, idempotencyKey, `executions.continue:${executionId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
-        const execution = await this.load(tx, ctx.orgId, executionId);
-        if (execution.status !== 'awaiting_input') {
-          throw new ApiError(409, 'invalid_state', 'Invalid state', `The execution is ${execution.status}; only awaiting_input executions can be continued`);
-        }
+        const execution = await this.awaitingInput(tx, ctx.orgId, executionId);
         await this.checkPlan(tx, ctx, Math.max(0, execution.cost_cap - execution.cost_spent));
         const [updated] = await tx.query<ExecutionRow>(
           `update executions set status = 'queued', answers = $2::jsonb, question = null, updated_at = now() where id = $1 returning *`,
@@ -193,6 +202,7 @@ export class ExecutionsService {
     description: 'Cancels a queued, running or waiting execution. A running one stops at its next step.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.executionsWrite,
+    preflight: 'get',
   })
   async cancel(
     @McpCaller() principal: KaduPrincipal,
@@ -215,6 +225,19 @@ export class ExecutionsService {
       );
       return { data: executionView(row!) };
     });
+  }
+
+  /** Before anyone is asked to confirm an answer: the execution exists here and awaits input. */
+  async checkContinue(principal: KaduPrincipal, executionId: string): Promise<void> {
+    await this.awaitingInput(this.db, (await this.orgs.of(principal)).orgId, executionId);
+  }
+
+  private async awaitingInput(q: Queryable, orgId: string, executionId: string): Promise<ExecutionRow> {
+    const execution = await this.load(q, orgId, executionId);
+    if (execution.status !== 'awaiting_input') {
+      throw new ApiError(409, 'invalid_state', 'Invalid state', `The execution is ${execution.status}; only awaiting_input executions can be continued`);
+    }
+    return execution;
   }
 
   async load(q: Queryable, orgId: string, executionId: string): Promise<ExecutionRow> {

@@ -1,6 +1,7 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { JSONSchema } from '@app/mcp';
 import { PageQueryDto } from '../common/pagination.js';
+import { Omittable } from '../common/validation.js';
 
 export class CreateFileDto {
   @IsString()
@@ -28,11 +29,11 @@ export class CreateFileDto {
 }
 
 export class ListFilesQueryDto extends PageQueryDto {
-  @IsOptional()
+  @Omittable()
   @IsIn(['pending_upload', 'ready', 'rejected'])
   status?: string;
 
-  @IsOptional()
+  @Omittable()
   @IsIn(['input', 'output'])
   purpose?: string;
 }

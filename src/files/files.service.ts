@@ -151,7 +151,7 @@ export class FilesService {
     };
   }
 
-  @McpTool({ name: 'kadu_files_delete', title: 'Delete a file', description: 'Deletes a file: it can no longer be used as an execution input or downloaded.', annotations: hints('destructive', true), ...PERMISSIONS.filesWrite })
+  @McpTool({ name: 'kadu_files_delete', title: 'Delete a file', description: 'Deletes a file: it can no longer be used as an execution input or downloaded.', annotations: hints('destructive', true), ...PERMISSIONS.filesWrite, preflight: 'get' })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('file_id', idArg('file')) fileId: string): Promise<Envelope<FileView>> {
     const ctx = await this.orgs.of(principal);
     const id = assertId(fileId, 'file');

@@ -2,7 +2,7 @@ import { InMemoryStateStore, type McpModuleOptions, RedisStateStore } from '@app
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';
-import { VALIDATION_OPTIONS } from '../common/validation.js';
+import { KaduValidationPipe, VALIDATION_OPTIONS } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { KADU_INSTRUCTIONS } from './kadu-instructions.js';
@@ -18,6 +18,8 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     publicBaseUrl: config.publicBaseUrl,
     bodyLimit: config.bodyLimit,
     validation: VALIDATION_OPTIONS,
+    // The same pipe as the REST routes: NUL bytes and lone surrogates are a 422 at both doors.
+    validationPipe: new KaduValidationPipe(),
     errorBody: apiErrorBody,
     requestId: (_req: Request, res) => String(res.getHeader('Request-Id')),
     annotationDefaults: { openWorldHint: false },

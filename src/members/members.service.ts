@@ -89,6 +89,7 @@ export class MembersService {
     description: 'Changes the role of a member (viewer, operator, admin, owner), which changes what they may run.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.membersWrite,
+    preflight: 'checkMember',
   })
   async updateRole(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string, @McpInput() dto: UpdateRoleDto) {
     const ctx = await this.orgs.of(principal);
@@ -104,7 +105,7 @@ export class MembersService {
     });
   }
 
-  @McpTool({ name: 'kadu_members_remove', title: 'Remove a member', description: 'Removes a member from the organisation.', annotations: hints('destructive', true), ...PERMISSIONS.membersWrite })
+  @McpTool({ name: 'kadu_members_remove', title: 'Remove a member', description: 'Removes a member from the organisation.', annotations: hints('destructive', true), ...PERMISSIONS.membersWrite, preflight: 'checkMember' })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string) {
     const ctx = await this.orgs.of(principal);
     return this.db.transaction(async (tx) => {
@@ -116,6 +117,11 @@ export class MembersService {
       );
       return { data: memberView(row!) };
     });
+  }
+
+  /** Before anyone is asked to confirm a change to a member: the member exists here. */
+  async checkMember(principal: KaduPrincipal, memberId: string): Promise<void> {
+    await this.load(this.db, (await this.orgs.of(principal)).orgId, memberId);
   }
 
   private async keepAnOwner(tx: Queryable, orgId: string): Promise<void> {

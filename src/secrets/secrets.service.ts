@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
@@ -12,13 +12,14 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database, type Queryable } from '../db/database.js';
 import { hints, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
+import { Omittable } from '../common/validation.js';
 
 export class CreateSecretDto {
   @IsString()
   @Matches(/^[A-Z][A-Z0-9_]{0,63}$/, { message: 'name must be UPPER_SNAKE_CASE, up to 64 characters' })
   name: string;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(500)
   description?: string;
@@ -102,6 +103,7 @@ export class SecretsService {
     description: 'Starts the rotation of a secret: returns a short-lived link for the person to type the new value. The value never passes through you.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.secretsWrite,
+    preflight: 'get',
   })
   async rotate(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
@@ -111,7 +113,7 @@ export class SecretsService {
     });
   }
 
-  @McpTool({ name: 'kadu_secrets_delete', title: 'Delete a secret', description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.', annotations: hints('destructive', false), ...PERMISSIONS.secretsWrite })
+  @McpTool({ name: 'kadu_secrets_delete', title: 'Delete a secret', description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.', annotations: hints('destructive', false), ...PERMISSIONS.secretsWrite, preflight: 'get' })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
     const id = assertId(secretId, 'secret');

@@ -1,12 +1,12 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  IsOptional,
   IsArray,
   IsEnum,
   IsIn,
   IsInt,
   IsObject,
-  IsOptional,
   IsString,
   Max,
   MaxLength,
@@ -16,6 +16,11 @@ import {
 } from 'class-validator';
 import { JSONSchema } from '@app/mcp';
 import { ROLES } from '../auth/scopes.js';
+import { MaxJsonBytes, Omittable } from '../common/validation.js';
+
+/** Limits on tenant JSON (README §Security): a schema and a run's input. */
+export const MAX_INPUT_SCHEMA_BYTES = 32_768;
+export const MAX_RUN_INPUT_BYTES = 262_144;
 
 export enum TaskKind {
   Echo = 'echo',
@@ -30,7 +35,7 @@ export class CreateTaskDto {
   @JSONSchema({ description: 'A short name for the task' })
   name: string;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(2000)
   description?: string;
@@ -39,15 +44,17 @@ export class CreateTaskDto {
   @JSONSchema({ description: 'echo: output = input; csv_summary: totals of one input CSV file; reconcile: matches a bank-statement CSV against a ledger CSV' })
   kind: TaskKind;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(10000)
   instructions?: string;
 
+  // null = no schema (accepted, like leaving it out).
   @IsOptional()
   @IsObject()
-  @JSONSchema({ description: 'JSON Schema of the input the task expects' })
-  input_schema?: Record<string, unknown>;
+  @MaxJsonBytes(MAX_INPUT_SCHEMA_BYTES)
+  @JSONSchema({ description: `JSON Schema of the input the task expects (≤ ${MAX_INPUT_SCHEMA_BYTES} bytes; patterns use RE2 syntax; $ref only inside the schema)` })
+  input_schema?: Record<string, unknown> | null;
 
   @IsInt()
   @Min(1)
@@ -57,27 +64,29 @@ export class CreateTaskDto {
 }
 
 export class UpdateTaskDto {
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MinLength(1)
   @MaxLength(120)
   name?: string;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(2000)
   description?: string;
 
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(10000)
   instructions?: string;
 
+  // null removes the schema.
   @IsOptional()
   @IsObject()
-  input_schema?: Record<string, unknown>;
+  @MaxJsonBytes(MAX_INPUT_SCHEMA_BYTES)
+  input_schema?: Record<string, unknown> | null;
 
-  @IsOptional()
+  @Omittable()
   @IsInt()
   @Min(1)
   @Max(100000)
@@ -118,12 +127,13 @@ export class DestinationsDto {
 }
 
 export class RunTaskDto {
-  @IsOptional()
+  @Omittable()
   @IsObject()
-  @JSONSchema({ description: 'Input of the execution (an object)' })
+  @MaxJsonBytes(MAX_RUN_INPUT_BYTES)
+  @JSONSchema({ description: `Input of the execution (an object, ≤ ${MAX_RUN_INPUT_BYTES} bytes as JSON)` })
   input?: Record<string, unknown>;
 
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMaxSize(10)
   @IsString({ each: true })

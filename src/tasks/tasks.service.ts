@@ -120,6 +120,7 @@ export class TasksService {
     description: 'Replaces the launch policy of a task: the roles and member ids allowed to run it.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
+    preflight: 'get',
   })
   async setLaunchPolicy(
     @McpCaller() principal: KaduPrincipal,
@@ -139,6 +140,7 @@ export class TasksService {
     description: 'Replaces the destinations (webhooks) that receive the execution events of a task.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
+    preflight: 'checkDestinations',
   })
   async setDestinations(
     @McpCaller() principal: KaduPrincipal,
@@ -148,12 +150,7 @@ export class TasksService {
   ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
     return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.destinations:${taskId}`, dto, 200, async () => {
-      for (const d of dto.destinations) {
-        const found = isId(d.webhook_id)
-          ? await this.db.query('select 1 from webhooks where id = $1 and org_id = $2 and deleted_at is null', [d.webhook_id, ctx.orgId])
-          : [];
-        if (!found.length) throw new ApiError(404, 'not_found', 'Not found', `No such webhook: ${d.webhook_id}`, 'destinations');
-      }
+      await this.checkWebhooks(ctx.orgId, dto);
       const destinations = dto.destinations.map((d) => ({ type: 'webhook', webhook_id: d.webhook_id }));
       return this.patch(ctx.orgId, taskId, { destinations: JSON.stringify(destinations) });
     });
@@ -165,6 +162,7 @@ export class TasksService {
     description: 'Deletes a task; its executions stay readable.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
+    preflight: 'get',
   })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('task_id', idArg('task')) taskId: string): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
@@ -195,6 +193,20 @@ export class TasksService {
     return {
       data: rows.filter(mayLaunch).map((t) => ({ id: t.id, name: t.name, description: t.description, kind: t.kind, cost_cap: t.cost_cap, input_schema: t.input_schema })),
     };
+  }
+
+  /** Before anyone is asked to confirm new destinations: the task and every webhook exist here. */
+  async checkDestinations(principal: KaduPrincipal, taskId: string, dto: DestinationsDto): Promise<void> {
+    const ctx = await this.orgs.of(principal);
+    await this.load(this.db, ctx.orgId, taskId);
+    await this.checkWebhooks(ctx.orgId, dto);
+  }
+
+  private async checkWebhooks(orgId: string, dto: DestinationsDto): Promise<void> {
+    for (const d of dto.destinations) {
+      const found = isId(d.webhook_id) ? await this.db.query('select 1 from webhooks where id = $1 and org_id = $2 and deleted_at is null', [d.webhook_id, orgId]) : [];
+      if (!found.length) throw new ApiError(404, 'not_found', 'Not found', `No such webhook: ${d.webhook_id}`, 'destinations');
+    }
   }
 
   /** A live task of the org, or 404 (missing, foreign and deleted look the same). */

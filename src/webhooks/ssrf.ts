@@ -1,50 +1,43 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Server-side request forgery guard for webhook URLs: private, link-local, metadata, multicast and
- * reserved addresses are refused at creation and again at delivery after DNS resolution; loopback
- * only with an explicit setting (development, tests). Delivery then connects to the very address
- * checked here, so a DNS answer cannot change between check and connect.
+ * Server-side request forgery guard for webhook URLs, refused at creation and again at delivery
+ * after DNS resolution. The address is classified by `ipaddr.js` (every IANA special-purpose
+ * range): only ordinary unicast is allowed — IPv4 outside private, shared, link-local,
+ * reserved, documentation and benchmarking space, IPv6 inside global unicast 2000::/3. IPv6
+ * forms that carry an IPv4 address (IPv4-mapped) are judged by that IPv4 address; forms that
+ * tunnel to one (IPv4-compatible, 6to4, NAT64, Teredo) are refused outright. Loopback only with an
+ * explicit setting (development, tests). Delivery then connects to the very address checked
+ * here, so a DNS answer cannot change between check and connect.
  */
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 export type UrlCheck = { ok: true; url: URL; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
+type AddressClass = 'public' | 'loopback' | 'refused';
+
+function classify(address: string): AddressClass {
+  if (!ipaddr.isValid(address)) return 'refused';
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
+    else {
+      const range = v6.range();
+      if (range === 'loopback') return 'loopback';
+      return range === 'unicast' && v6.match(GLOBAL_UNICAST_V6) ? 'public' : 'refused';
+    }
+  }
+  const range = ip.range();
+  if (range === 'loopback') return 'loopback';
+  return range === 'unicast' ? 'public' : 'refused';
+}
+
 export function isAddressAllowed(address: string, allowLoopback: boolean): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  const mapped = family === 6 && /^::ffff:/i.test(address) ? address.replace(/^::ffff:/i, '') : undefined;
-  if (mapped && isIP(mapped) === 4) return isAddressAllowed(mapped, allowLoopback);
-  if (loopback.check(address, type)) return allowLoopback;
-  return !blocked.check(address, type);
+  const verdict = classify(address);
+  return verdict === 'public' || (verdict === 'loopback' && allowLoopback);
 }
 
 export async function checkWebhookUrl(raw: string, allowLoopback: boolean): Promise<UrlCheck> {
@@ -68,6 +61,6 @@ export async function checkWebhookUrl(raw: string, allowLoopback: boolean): Prom
       return { ok: false, reason: `the host ${host} does not resolve` };
     }
   }
-  if (!isAddressAllowed(address, allowLoopback)) return { ok: false, reason: `the address ${address} is private, loopback, link-local or reserved` };
+  if (!isAddressAllowed(address, allowLoopback)) return { ok: false, reason: `the address ${address} is private, loopback, link-local, reserved or an IPv4 tunnel` };
   return { ok: true, url, address, family: family as 4 | 6 };
 }

@@ -1,7 +1,8 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, IsUrl, MaxLength } from 'class-validator';
 import { JSONSchema } from '@app/mcp';
 import { PageQueryDto } from '../common/pagination.js';
 import { WEBHOOK_EVENTS } from './webhook.view.js';
+import { Omittable } from '../common/validation.js';
 
 export class CreateWebhookDto {
   @IsString()
@@ -10,7 +11,7 @@ export class CreateWebhookDto {
   @JSONSchema({ description: 'Where deliveries are POSTed; public addresses only' })
   url: string;
 
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMaxSize(10)
   @IsIn(WEBHOOK_EVENTS as unknown as string[], { each: true })
@@ -19,30 +20,30 @@ export class CreateWebhookDto {
 }
 
 export class UpdateWebhookDto {
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(2000)
   @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] })
   url?: string;
 
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMaxSize(10)
   @IsIn(WEBHOOK_EVENTS as unknown as string[], { each: true })
   events?: string[];
 
-  @IsOptional()
+  @Omittable()
   @IsBoolean()
   active?: boolean;
 }
 
 export class ListDeliveriesQueryDto extends PageQueryDto {
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(64)
   webhook_id?: string;
 
-  @IsOptional()
+  @Omittable()
   @IsIn(['pending', 'delivered', 'failed'])
   status?: string;
 }

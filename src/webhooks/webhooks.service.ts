@@ -63,6 +63,7 @@ export class WebhooksService {
     description: 'Creates a webhook that receives execution events. The signing secret is in this response only; deliveries carry X-Kadu-Signature: sha256=<hex HMAC of the body>.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
+    preflight: 'checkCreate',
   })
   async create(
     @McpCaller() principal: KaduPrincipal,
@@ -87,6 +88,7 @@ export class WebhooksService {
     description: 'Changes the URL, events or active flag of a webhook.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.webhooksWrite,
+    preflight: 'checkUpdate',
   })
   async update(
     @McpCaller() principal: KaduPrincipal,
@@ -106,7 +108,7 @@ export class WebhooksService {
     });
   }
 
-  @McpTool({ name: 'kadu_webhooks_delete', title: 'Delete a webhook', description: 'Deletes a webhook; nothing more is delivered to it.', annotations: hints('destructive', true), ...PERMISSIONS.webhooksWrite })
+  @McpTool({ name: 'kadu_webhooks_delete', title: 'Delete a webhook', description: 'Deletes a webhook; nothing more is delivered to it.', annotations: hints('destructive', true), ...PERMISSIONS.webhooksWrite, preflight: 'get' })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
     const id = assertId(webhookId, 'webhook');
@@ -124,6 +126,7 @@ export class WebhooksService {
     description: 'Replaces the signing secret of a webhook; the new secret is in this response only.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
+    preflight: 'get',
   })
   async rotateSecret(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
@@ -179,6 +182,7 @@ export class WebhooksService {
     description: "Sends a delivery again, as a new delivery to the webhook's current URL. Each call is one more delivery.",
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
+    preflight: 'getDelivery',
   })
   async replay(
     @McpCaller() principal: KaduPrincipal,
@@ -197,6 +201,17 @@ export class WebhooksService {
       this.worker.kick();
       return { data: deliveryView(row!) };
     });
+  }
+
+  /** Before anyone is asked to confirm a new webhook: its URL is one deliveries may go to. */
+  async checkCreate(_principal: KaduPrincipal, dto: CreateWebhookDto): Promise<void> {
+    await this.checkUrl(dto.url);
+  }
+
+  /** Before anyone is asked to confirm a change: the webhook exists here and a new URL is allowed. */
+  async checkUpdate(principal: KaduPrincipal, webhookId: string, dto: UpdateWebhookDto): Promise<void> {
+    await this.load((await this.orgs.of(principal)).orgId, webhookId);
+    if (dto.url !== undefined) await this.checkUrl(dto.url);
   }
 
   private async checkUrl(url: string): Promise<void> {

@@ -92,8 +92,13 @@ describe.each([
     expect(Date.parse(first.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(first.message).toContain(first.approval_url);
 
-    expect(errorOf(await call(del(n1))).code).toBe('approval_pending');
-    const page = await request(t.server).get(approvalPath(first.approval_url));
+    // Asking again while it is pending gives a fresh link (a client may have lost it); the old one stops working.
+    const pending = errorOf(await call(del(n1)));
+    expect(pending).toMatchObject({ code: 'approval_pending', approval_id: first.approval_id, approval_url: expect.stringMatching(/\/mcp\/approvals\/[A-Za-z0-9_-]{40,}$/) });
+    expect(pending.approval_url).not.toBe(first.approval_url);
+    expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(404);
+    const link = pending.approval_url as string;
+    const page = await request(t.server).get(approvalPath(link));
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['x-frame-options']).toBe('DENY');
@@ -104,7 +109,7 @@ describe.each([
     expect(page.text).toContain(`&#34;note_id&#34;: &#34;${n1}&#34;`);
     expect(t.notes.deleted).toEqual([]);
 
-    expect((await decide(t.server, first.approval_url, 'approve')).status).toBe(200);
+    expect((await decide(t.server, link, 'approve')).status).toBe(200);
     expect(t.notes.deleted).toEqual([]);
     expect(errorOf(await call(del(n2))).code).toBe('approval_required');
     expect(errorOf(await call(del(n1), 'admin2-token')).code).toBe('approval_required');
@@ -114,7 +119,7 @@ describe.each([
     expect(t.notes.deleted).toEqual([n1]);
     expect(errorOf(await call(del(n1))).code).toBe('approval_required');
     expect(t.notes.deleted).toEqual([n1]);
-    expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(409);
+    expect((await request(t.server).get(approvalPath(link))).status).toBe(409);
   });
 
   it('Cancel: the retry answers approval_rejected and nothing runs', async () => {
@@ -144,10 +149,11 @@ describe('the approval page', () => {
   it('GET changes nothing and a cross-site POST without the token is refused', async () => {
     const first = errorOf(await legacy(del('page-n1')));
     for (let i = 0; i < 3; i++) expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(200);
-    expect(errorOf(await legacy(del('page-n1'))).code).toBe('approval_pending');
-    const forged = await request(t.server).post(approvalPath(first.approval_url)).set('Origin', 'https://evil.example').type('form').send({ decision: 'approve' });
+    const pending = errorOf(await legacy(del('page-n1')));
+    expect(pending.code).toBe('approval_pending');
+    const forged = await request(t.server).post(approvalPath(pending.approval_url)).set('Origin', 'https://evil.example').type('form').send({ decision: 'approve' });
     expect(forged.status).toBe(403);
-    const wrong = await request(t.server).post(approvalPath(first.approval_url)).type('form').send({ decision: 'approve', csrf: 'x'.repeat(32) });
+    const wrong = await request(t.server).post(approvalPath(pending.approval_url)).type('form').send({ decision: 'approve', csrf: 'x'.repeat(32) });
     expect(wrong.status).toBe(403);
     expect(errorOf(await legacy(del('page-n1'))).code).toBe('approval_pending');
     expect((await request(t.server).get('/mcp/approvals/not-a-real-secret-at-all-0000000')).status).toBe(404);

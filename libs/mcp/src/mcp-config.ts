@@ -4,9 +4,11 @@ import type { Request } from 'express';
 import { canonicalResourceUrl, protectedResourceMetadataUrl } from './auth/bearer-challenge.js';
 import { isMcpPrincipal, type McpPrincipal } from './auth/principal.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions, type McpToolAnnotationDefaults } from './mcp.options.js';
-import { DEFAULT_BODY_LIMIT, KNOWN_REVISIONS, type ServerInfo } from './protocol/index.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, KNOWN_REVISIONS, type ServerInfo } from './protocol/index.js';
 
 export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
+/** How many guards the declaration put before the ladder (the app's authentication). */
+export const MCP_DECLARED_GUARDS = Symbol('MCP_DECLARED_GUARDS');
 
 export function normalizePath(path: string | undefined): string {
   return (path ?? 'mcp').replace(/^\/+|\/+$/g, '') || 'mcp';
@@ -24,6 +26,7 @@ export class McpConfig {
   readonly publicOrigin?: string;
   readonly allowedOrigins: readonly string[];
   readonly bodyLimit: number;
+  readonly maxJsonDepth: number;
   readonly pageSize: number;
   readonly stateKey: Buffer;
   readonly annotationDefaults: Required<McpToolAnnotationDefaults>;
@@ -45,6 +48,7 @@ export class McpConfig {
     this.publicOrigin = this.publicBaseUrl ? new URL(this.publicBaseUrl).origin : undefined;
     this.allowedOrigins = (options.allowedOrigins ?? []).map((o) => new URL(o).origin);
     this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
     this.pageSize = options.pageSize ?? 100;
     this.stateKey = deriveKey(options.stateKey);
     this.annotationDefaults = {

@@ -27,7 +27,7 @@ import { HeaderMatchGuard } from './guards/header-match.guard.js';
 import { McpTransportGuard } from './guards/transport.guard.js';
 import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { RateLimits } from './dispatch/rate-limits.js';
-import { MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
+import { MCP_DECLARED_GUARDS, MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
 import {
   MCP_MODULE_OPTIONS,
   type McpModuleAsyncOptions,
@@ -97,7 +97,12 @@ export class McpModule implements NestModule, OnApplicationShutdown {
       module: McpModule,
       imports: [DiscoveryModule, ...(declaration.imports ?? [])],
       controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path), createApprovalController(path)],
-      providers: [...(optionProviders ?? []), { provide: MCP_ENDPOINT_PATH, useValue: path }, ...PROVIDERS],
+      providers: [
+        ...(optionProviders ?? []),
+        { provide: MCP_ENDPOINT_PATH, useValue: path },
+        { provide: MCP_DECLARED_GUARDS, useValue: declaration.guards?.length ?? 0 },
+        ...PROVIDERS,
+      ],
       exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, RateLimits, MCP_STATE_STORE],
       // Global, so the app's own guards (REST rate limits, failed logins) share the same budgets.
       global: true,

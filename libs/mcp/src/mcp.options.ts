@@ -1,4 +1,4 @@
-import type { CanActivate, ModuleMetadata, Type, ValidationPipeOptions } from '@nestjs/common';
+import type { CanActivate, ModuleMetadata, PipeTransform, Type, ValidationPipeOptions } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from './auth/principal.js';
 import type { ServerInfo } from './protocol/index.js';
@@ -33,12 +33,20 @@ export interface McpModuleOptions {
   allowedOrigins?: readonly string[];
   /** Request body limit in bytes (default 1 MiB). */
   bodyLimit?: number;
+  /** Deepest JSON nesting accepted in a request body (default 64); deeper → 400 `-32600`. */
+  maxJsonDepth?: number;
   /** Reads the verified principal that the app's guard put on the request (default: `req.user`). */
   principal?: (req: Request) => McpPrincipal | undefined;
   /** Extra authorization predicate, applied after scopes and roles (e.g. feature flags). */
   authorize?: (principal: McpPrincipal | undefined, target: McpAccessRequirement) => boolean;
   /** The ValidationPipe options of the app's REST routes; tool arguments are validated the same way. */
   validation?: ValidationPipeOptions;
+  /**
+   * The app's own validation pipe (e.g. a ValidationPipe subclass with extra checks), used for tool,
+   * prompt and resource arguments instead of one built from `validation`. Still give `validation`
+   * too: its `forbidNonWhitelisted` shapes the published schemas.
+   */
+  validationPipe?: PipeTransform;
   /** Shapes a tool's return value as the REST route does (e.g. wraps it in `{ data }`); default: as is. */
   presentResult?: (value: unknown) => unknown;
   /** The error body the REST API sends for an HttpException (default: `exception.getResponse()`). */
@@ -89,6 +97,8 @@ export interface McpModuleOptions {
   approvals?: {
     /** Lifetime of a link (default 10 minutes). */
     ttlMs?: number;
+    /** Undecided approvals one principal may hold within one lifetime (default 20); past it → `too_many_pending_approvals`. */
+    maxPendingPerPrincipal?: number;
     /** The host app's web-session check on the approval page (default: the link alone). */
     sessionCheck?: (req: Request, approval: { id: string; subject: string; tool: string }) => boolean | Promise<boolean>;
   };

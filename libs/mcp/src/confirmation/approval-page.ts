@@ -24,7 +24,7 @@ export function approvalPage(record: ApprovalRecord, action: string): string {
 <dt>Client</dt><dd>${escape(record.clientName)}</dd>
 <dt>Tool</dt><dd>${escape(record.title)} <code>${escape(record.tool)}</code></dd>
 <dt>Expires</dt><dd>${escape(new Date(record.expiresAt).toISOString())}</dd></dl>
-<h2>Arguments</h2><pre>${escape(JSON.stringify(record.args, null, 2))}</pre>
+<h2>Arguments</h2><pre>${escape(JSON.stringify(record.summary, null, 2))}</pre>
 <form method="post" action="${escape(action)}"><input type="hidden" name="csrf" value="${escape(record.csrf)}"><input type="hidden" name="decision" value="approve"><button class="go" type="submit">Continue</button></form>
 <form method="post" action="${escape(action)}"><input type="hidden" name="csrf" value="${escape(record.csrf)}"><input type="hidden" name="decision" value="reject"><button class="stop" type="submit">Cancel</button></form>
 <p>Nothing runs until you choose Continue, and it runs once.</p>`,

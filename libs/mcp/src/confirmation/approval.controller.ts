@@ -57,7 +57,7 @@ export function createApprovalController(path: string): Type {
       }
       if (!(await this.sessionOk(req, found.record))) return send(res, 403, page('Sign in', '<h1>Sign in first</h1>'));
       const decision = form.get('decision') === 'approve' ? 'approved' : 'rejected';
-      if (!(await this.approvals.decide(found.record.id, decision))) {
+      if (!(await this.approvals.decide(found.record, decision))) {
         return send(res, 409, page('Already decided', '<h1>Already decided</h1><p>This request was already approved or canceled.</p>'));
       }
       const title = escape(found.record.title);

@@ -15,8 +15,8 @@ export interface ApprovalRecord {
   readonly tool: string;
   readonly title: string;
   readonly digest: string;
-  /** The arguments, secrets redacted, as shown on the page. */
-  readonly args: Record<string, unknown>;
+  /** A bounded summary of the arguments (long values cut visibly, secrets redacted), as shown on the page. */
+  readonly summary: Record<string, unknown>;
   readonly message: string;
   readonly expiresAt: number;
   readonly csrf: string;
@@ -29,7 +29,17 @@ export interface IssuedApproval {
 }
 
 const DEFAULT_TTL_MS = 10 * 60_000;
-const SENSITIVE = /secret|password|passphrase|token|credential|api[_-]?key|private|value/i;
+const DEFAULT_MAX_PENDING = 20;
+
+/** A principal already holds as many undecided approvals as allowed; nothing new is stored. */
+export class TooManyPendingApprovals extends Error {
+  constructor(
+    readonly limit: number,
+    readonly retryAfterSec: number,
+  ) {
+    super(`too many pending approvals (limit ${limit})`);
+  }
+}
 
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
@@ -42,24 +52,59 @@ export const hashSecret = (secret: string): string => createHash('sha256').updat
 @Injectable()
 export class ApprovalsService {
   readonly ttlMs: number;
+  readonly maxPending: number;
 
   constructor(
     private readonly config: McpConfig,
     @Inject(MCP_STATE_STORE) private readonly store: McpStateStore,
   ) {
     this.ttlMs = config.options.approvals?.ttlMs ?? DEFAULT_TTL_MS;
+    this.maxPending = config.options.approvals?.maxPendingPerPrincipal ?? DEFAULT_MAX_PENDING;
   }
 
-  async create(input: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf' | 'args'> & { args: Record<string, unknown> }, baseUrl: string): Promise<IssuedApproval> {
+  /**
+   * Stores a new approval (a summary of the arguments, never the arguments themselves) and
+   * returns its link; TooManyPendingApprovals when the principal already holds `maxPending`
+   * undecided ones within one approval lifetime.
+   */
+  async create(input: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf'>, baseUrl: string): Promise<IssuedApproval> {
+    const count = await this.store.increment(this.pendingKey(input.principalKey), 1, this.ttlMs);
+    if (count.value > this.maxPending) {
+      await this.store.increment(this.pendingKey(input.principalKey), -1, this.ttlMs);
+      throw new TooManyPendingApprovals(this.maxPending, Math.max(1, Math.ceil(count.ttlMs / 1000)));
+    }
     const id = randomUUID();
     const secret = randomBytes(32).toString('base64url');
     const expiresAt = Date.now() + this.ttlMs;
-    const record: ApprovalRecord = { ...input, id, expiresAt, csrf: randomBytes(24).toString('base64url'), args: redact(input.args) };
+    const record: ApprovalRecord = { ...input, id, expiresAt, csrf: randomBytes(24).toString('base64url') };
     await this.store.put(`approval:${id}`, JSON.stringify(record), this.ttlMs);
     await this.store.put(`approval-status:${id}`, 'pending', this.ttlMs);
     await this.store.put(`approval-secret:${hashSecret(secret)}`, id, this.ttlMs);
+    await this.store.put(`approval-link:${id}`, hashSecret(secret), this.ttlMs);
     await this.store.put(this.lookupKey(input.principalKey, input.tool, input.digest), id, this.ttlMs);
-    return { id, url: `${baseUrl}/${this.config.path}/approvals/${secret}`, expiresAt: new Date(expiresAt).toISOString() };
+    return this.issued(id, secret, baseUrl, expiresAt);
+  }
+
+  /**
+   * A fresh link for a pending approval whose link the client lost: a new secret replaces the old
+   * one, which stops working at once (page and buttons alike).
+   */
+  async rotate(record: ApprovalRecord, baseUrl: string): Promise<IssuedApproval | undefined> {
+    const remaining = record.expiresAt - Date.now();
+    if (remaining <= 0) return undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const current = await this.store.get(`approval-link:${record.id}`);
+      if (!current) return undefined;
+      const secret = randomBytes(32).toString('base64url');
+      await this.store.put(`approval-secret:${hashSecret(secret)}`, record.id, remaining);
+      if (await this.store.compareAndSet(`approval-link:${record.id}`, current, hashSecret(secret))) {
+        await this.store.delete(`approval-secret:${current}`);
+        return this.issued(record.id, secret, baseUrl, record.expiresAt);
+      }
+      // Another replica rotated it meanwhile: drop ours and try again on top of theirs.
+      await this.store.delete(`approval-secret:${hashSecret(secret)}`);
+    }
+    return undefined;
   }
 
   /** The live approval for this exact call (principal, tool, arguments), if any. */
@@ -82,8 +127,11 @@ export class ApprovalsService {
   }
 
   /** The person's choice; only a pending approval can be decided, and only once. */
-  decide(id: string, decision: 'approved' | 'rejected'): Promise<boolean> {
-    return this.store.compareAndSet(`approval-status:${id}`, 'pending', decision);
+  async decide(record: ApprovalRecord, decision: 'approved' | 'rejected'): Promise<boolean> {
+    const decided = await this.store.compareAndSet(`approval-status:${record.id}`, 'pending', decision);
+    // No longer pending: it leaves the principal's count.
+    if (decided) await this.store.increment(this.pendingKey(record.principalKey), -1, this.ttlMs);
+    return decided;
   }
 
   /** Spends an approved approval: true for exactly one retry. */
@@ -100,13 +148,12 @@ export class ApprovalsService {
   private lookupKey(principalKey: string, tool: string, digest: string): string {
     return `approval-for:${hashSecret(`${principalKey}\0${tool}\0${digest}`)}`;
   }
-}
 
-export function redact(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      SENSITIVE.test(k) ? '[redacted]' : v !== null && typeof v === 'object' && !Array.isArray(v) ? redact(v as Record<string, unknown>) : v,
-    ]),
-  );
+  private pendingKey(principalKey: string): string {
+    return `approvals-pending:${hashSecret(principalKey)}`;
+  }
+
+  private issued(id: string, secret: string, baseUrl: string, expiresAt: number): IssuedApproval {
+    return { id, url: `${baseUrl}/${this.config.path}/approvals/${secret}`, expiresAt: new Date(expiresAt).toISOString() };
+  }
 }

@@ -1,9 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { McpCall } from '../dispatch/mcp-call.js';
-import type { RegisteredTool } from '../discovery/tool-registry.js';
-import { McpConfig } from '../mcp-config.js';
+import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
+import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
-import { ApprovalsService, type ApprovalRecord } from './approvals.service.js';
+import { summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
+import { ApprovalsService, type ApprovalRecord, type IssuedApproval, TooManyPendingApprovals } from './approvals.service.js';
 import { canonicalJson } from './canonical-json.js';
 import { InputRequests, type InputRound } from './inputs.js';
 import { argumentDigest } from './request-state.js';
@@ -24,24 +25,47 @@ const errorResult = (body: Record<string, unknown>): JsonObject => ({ content: [
  * - every other client: an `isError` result carrying the approval link and what to do next.
  */
 @Injectable()
-export class DestructiveGate {
+export class DestructiveGate implements OnApplicationBootstrap {
   private readonly audit = new Logger('McpAudit');
 
   constructor(
     private readonly config: McpConfig,
     private readonly approvals: ApprovalsService,
+    private readonly registry: McpToolRegistry,
+    @Inject(MCP_DECLARED_GUARDS) private readonly declaredGuards: number,
   ) {}
+
+  /**
+   * Confirmations and approvals belong to a caller. With no authentication declared (no `guards`,
+   * no `principal`), every client would be the same nobody and could see, spend or be blocked by
+   * another's approval: refuse to start rather than serve that.
+   */
+  onApplicationBootstrap(): void {
+    if (this.config.destructiveTools !== 'confirm' || this.declaredGuards > 0 || this.config.options.principal) return;
+    const destructive = this.registry.all().filter((t) => t.annotations.destructiveHint);
+    if (destructive.length === 0) return;
+    throw new Error(
+      `McpModule: destructive tools (${destructive.map((t) => `${t.name} on ${t.location}`).join(', ')}) need a person's confirmation, ` +
+        'which is bound to the caller, but no authentication is declared. Add your authentication guard to `guards` (or give `principal`), ' +
+        "or set destructiveTools: 'refuse' (never over MCP) or 'run' (trusted clients only).",
+    );
+  }
 
   async guard(tool: RegisteredTool, args: JsonObject, call: McpCall, inputs: InputRound, run: () => Promise<JsonObject>): Promise<JsonObject> {
     if (this.config.destructiveTools === 'run') return run();
     if (this.config.destructiveTools === 'refuse') {
       return errorResult({ code: 'confirmation_required', message: `${tool.name} is destructive and this server does not run destructive tools over MCP; it was not run.` });
     }
+    if (!call.principal) {
+      // Approvals bind to a caller; without one every client would share them (and see each other's).
+      return errorResult({ code: 'confirmation_unavailable', message: `${tool.name} needs a person's confirmation, which is bound to an authenticated caller; this request has none. It was not run.` });
+    }
     const digest = argumentDigest(canonicalJson(args));
     const principalKey = this.config.principalKey(call.principal);
     const title = tool.annotations.title ?? tool.name;
     const describe = this.config.options.describeConfirmation;
-    const message = describe ? await describe({ name: tool.name, title }, args, call.principal) : `${title} with ${JSON.stringify(args)}.`;
+    const described = describe ? await describe({ name: tool.name, title }, args, call.principal) : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
+    const message = truncateText(described, SUMMARY_LIMITS.message);
     const log = (event: string, extra: Record<string, unknown> = {}) =>
       this.audit.log(JSON.stringify({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), tool: tool.name, digest, ...extra }));
     const runOnce = async (via: string): Promise<JsonObject> => {
@@ -78,7 +102,8 @@ export class DestructiveGate {
         }
         if (found?.status === 'pending') inputs.require({ approval: InputRequests.url(this.urlMessage(message), state.url) }, state);
       }
-      const issued = await this.issue(tool, title, args, digest, principalKey, message, call);
+      const issued = await this.pendingOrNew(tool, title, args, digest, principalKey, message, call);
+      if ('error' in issued) return issued.error;
       log('requested', { via: 'url_elicitation', approval_id: issued.id });
       inputs.require({ approval: InputRequests.url(this.urlMessage(message), issued.url) }, { approval: issued.id, url: issued.url });
     }
@@ -94,14 +119,21 @@ export class DestructiveGate {
       log('declined', { via: 'approval_link', approval_id: existing.record.id });
       return errorResult({ code: 'approval_rejected', message: `The person chose Cancel for ${title}; nothing was run. Do not retry unless they ask.` });
     } else if (existing?.status === 'pending') {
-      return errorResult({
-        code: 'approval_pending',
-        message: `The person has not chosen Continue yet on the approval link for ${title} (approval ${existing.record.id}, expires ${new Date(existing.record.expiresAt).toISOString()}). Ask them to open it; then call this tool again with the same arguments.`,
-        approval_id: existing.record.id,
-        expires_at: new Date(existing.record.expiresAt).toISOString(),
-      });
+      // The client may have lost the link: a fresh one replaces it (the old one stops working).
+      const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
+      if (rotated) {
+        log('link_rotated', { via: 'approval_link', approval_id: rotated.id });
+        return errorResult({
+          code: 'approval_pending',
+          message: `The person has not chosen Continue yet for ${title}. Show them this link: ${rotated.url} (any earlier link for this call no longer works) — once they have chosen Continue there, call ${tool.name} again with exactly the same arguments. Nothing has run yet.`,
+          approval_url: rotated.url,
+          approval_id: rotated.id,
+          expires_at: rotated.expiresAt,
+        });
+      }
     }
-    const issued = await this.issue(tool, title, args, digest, principalKey, message, call);
+    const issued = await this.create(tool, title, args, digest, principalKey, message, call);
+    if ('error' in issued) return issued.error;
     log('requested', { via: 'approval_link', approval_id: issued.id });
     return errorResult({
       code: 'approval_required',
@@ -112,7 +144,17 @@ export class DestructiveGate {
     });
   }
 
-  private issue(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, message: string, call: McpCall) {
+  /** The pending approval of this exact call with a fresh link, or a new approval. */
+  private async pendingOrNew(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, message: string, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
+    const existing = await this.approvals.forCall(principalKey, tool.name, digest);
+    if (existing?.status === 'pending') {
+      const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
+      if (rotated) return rotated;
+    }
+    return this.create(tool, title, args, digest, principalKey, message, call);
+  }
+
+  private async create(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, message: string, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
     const record: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf'> = {
       principalKey,
       requester: call.principal?.subject ?? 'an unknown caller',
@@ -120,10 +162,21 @@ export class DestructiveGate {
       tool: tool.name,
       title,
       digest,
-      args,
+      summary: summarizeArguments(args),
       message,
     };
-    return this.approvals.create(record, this.config.baseUrl(call.req));
+    try {
+      return await this.approvals.create(record, this.config.baseUrl(call.req));
+    } catch (error) {
+      if (!(error instanceof TooManyPendingApprovals)) throw error;
+      return {
+        error: errorResult({
+          code: 'too_many_pending_approvals',
+          message: `You already have ${error.limit} approvals waiting for a person's decision; ${tool.name} was not run and no new approval was made. Ask the person to decide the open ones, or retry in ${error.retryAfterSec} s.`,
+          retry_after: error.retryAfterSec,
+        }),
+      };
+    }
   }
 
   private urlMessage(message: string): string {

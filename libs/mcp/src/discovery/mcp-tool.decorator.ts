@@ -24,6 +24,13 @@ export interface McpToolOptions {
   rawInputSchema?: Record<string, unknown>;
   /** Declared output schema (listed as `outputSchema`; results should carry `structuredContent`). */
   outputSchema?: Record<string, unknown>;
+  /**
+   * Destructive tools: the name of a method of the same provider, called with the tool's own
+   * parameters after validation and before anyone is asked to confirm (e.g. "does the target
+   * exist for this caller?"). An HttpException it throws answers the call like the tool's own
+   * error would, and no confirmation or approval is made.
+   */
+  preflight?: string;
   /** Extra content items for the MCP result only (e.g. `resource_link`s to what the call created). */
   resourceLinks?: (value: unknown) => import('../dispatch/tool-result.js').McpContent[];
 }

@@ -1,5 +1,5 @@
 import { type Type } from '@nestjs/common';
-import { IsBoolean, IsDefined, IsNumber, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsDefined, IsNumber, IsString, ValidateIf } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import type { McpArgOptions } from './mcp-param.decorators.js';
 
@@ -29,7 +29,8 @@ export function buildToolInputClass(toolName: string, dto: Type | undefined, arg
   Object.defineProperty(Input, 'name', { value: `McpToolInput_${toolName.replace(/[^A-Za-z0-9_]/g, '_')}` });
   for (const arg of args) {
     const decorators = [...(arg.options.validators ?? defaultValidators(arg.type))];
-    if (arg.options.required === false) decorators.unshift(IsOptional());
+    // Optional means it may be left out; a `null` is still validated (the schema says its type).
+    if (arg.options.required === false) decorators.unshift(ValidateIf((_object, value) => value !== undefined));
     if (arg.options.description) decorators.push(JSONSchema({ description: arg.options.description }) as PropertyDecorator);
     Reflect.defineMetadata('design:type', arg.type, Input.prototype, arg.name);
     for (const decorate of decorators) decorate(Input.prototype, arg.name);

@@ -26,6 +26,8 @@ export interface RegisteredTool extends MethodBinding {
   /** The `tools/list` entry, built once. */
   readonly listing: Readonly<Record<string, unknown>>;
   readonly resourceLinks?: (value: unknown) => McpContent[];
+  /** Method of the same provider run before a destructive tool's confirmation (`@McpTool({ preflight })`). */
+  readonly preflight?: string;
   /** Arguments mirrored into `Mcp-Param-*` headers (x-mcp-header), checked by HeaderMatchGuard. */
   readonly paramHeaders: readonly ParamHeader[];
 }
@@ -84,6 +86,15 @@ export class McpToolRegistry implements OnModuleInit {
     }
   }
 
+  private preflightOf(binding: MethodBinding, options: McpToolOptions): string {
+    const name = options.preflight!;
+    const prototype = (binding.wrapper.metatype as { prototype?: Record<string, unknown> } | null)?.prototype;
+    if (typeof prototype?.[name] !== 'function') {
+      throw new Error(`@McpTool '${options.name}' on ${binding.location}: preflight '${name}' is not a method of the same provider`);
+    }
+    return name;
+  }
+
   private describe(binding: MethodBinding, options: McpToolOptions): RegisteredTool {
     const d = this.config.annotationDefaults;
     const given = options.annotations ?? {};
@@ -111,6 +122,7 @@ export class McpToolRegistry implements OnModuleInit {
       annotations,
       listing,
       ...(options.resourceLinks ? { resourceLinks: options.resourceLinks } : {}),
+      ...(options.preflight ? { preflight: this.preflightOf(binding, options) } : {}),
       paramHeaders: this.paramHeaders(binding, options.name),
     };
   }

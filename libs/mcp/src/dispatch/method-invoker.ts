@@ -6,6 +6,13 @@ import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
 import type { McpCall, McpCallContext } from './mcp-call.js';
 
+/** A validated, bound call of a provider's method, not yet run. */
+export interface PreparedCall {
+  readonly instance: Record<string, unknown>;
+  readonly params: readonly unknown[];
+  readonly methodName: string;
+}
+
 /**
  * Calls one decorated method: validates its flat input with the app's ValidationPipe settings,
  * binds it onto the parameters, and resolves the provider in the HTTP request's own DI sub-tree
@@ -13,17 +20,25 @@ import type { McpCall, McpCallContext } from './mcp-call.js';
  */
 @Injectable()
 export class MethodInvoker {
-  private readonly validation: ValidationPipe;
+  private readonly validation: PipeTransform;
   private readonly pipes = new Map<Type<PipeTransform>, Promise<PipeTransform>>();
 
   constructor(
     private readonly config: McpConfig,
     private readonly moduleRef: ModuleRef,
   ) {
-    this.validation = new ValidationPipe(config.options.validation ?? { transform: true });
+    this.validation = config.options.validationPipe ?? new ValidationPipe(config.options.validation ?? { transform: true });
   }
 
   async invoke(binding: MethodBinding, args: JsonObject, call: McpCall, context: Partial<McpCallContext> & { name: string }): Promise<unknown> {
+    return this.call(await this.prepare(binding, args, call, context));
+  }
+
+  /**
+   * Validates and binds a call without running it: what the confirmation of a destructive tool
+   * needs first (nothing is asked of a person for arguments that would be refused anyway).
+   */
+  async prepare(binding: MethodBinding, args: JsonObject, call: McpCall, context: Partial<McpCallContext> & { name: string }): Promise<PreparedCall> {
     const input = binding.inputClass
       ? ((await this.validation.transform({ ...args }, { type: 'body', metatype: binding.inputClass })) as JsonObject)
       : args;
@@ -33,8 +48,13 @@ export class MethodInvoker {
     const params = this.bind(binding, input, argValues, call, context);
     const wrapper = binding.wrapper;
     const instance = wrapper.isDependencyTreeStatic() && !wrapper.isTransient ? (wrapper.instance as Record<string, unknown>) : await this.scopedInstance(binding, call.req);
-    const method = instance[binding.methodName] as (...a: unknown[]) => unknown;
-    return method.apply(instance, params);
+    return { instance, params, methodName: binding.methodName };
+  }
+
+  /** Runs a prepared call's method, or another method of the same provider with the same parameters (a preflight). */
+  call(prepared: PreparedCall, methodName = prepared.methodName): unknown {
+    const method = prepared.instance[methodName] as (...a: unknown[]) => unknown;
+    return method.apply(prepared.instance, prepared.params as unknown[]);
   }
 
   /** Id-like arguments leave the DTO input: each goes to its own parameter. */

@@ -23,9 +23,16 @@ export class ToolInvoker {
     private readonly invoker: MethodInvoker,
   ) {}
 
-  async invoke(tool: RegisteredTool, args: JsonObject, call: McpCall): Promise<JsonObject> {
+  /**
+   * `confirm` wraps the run of a destructive tool; it is reached only once the arguments passed
+   * validation and the tool's preflight, so a call that would be refused never asks anyone.
+   */
+  async invoke(tool: RegisteredTool, args: JsonObject, call: McpCall, confirm?: (run: () => Promise<JsonObject>) => Promise<JsonObject>): Promise<JsonObject> {
     try {
-      return this.present(tool, await this.invoker.invoke(tool, args, call, { name: tool.name }));
+      const prepared = await this.invoker.prepare(tool, args, call, { name: tool.name });
+      if (!confirm) return this.present(tool, await this.invoker.call(prepared));
+      if (tool.preflight) await this.invoker.call(prepared, tool.preflight);
+      return await confirm(async () => this.present(tool, await this.invoker.call(prepared)));
     } catch (error) {
       return this.failure(error, tool, call);
     }

@@ -55,10 +55,11 @@ export class ToolMethods {
     // Gateway compatibility (seed 004): `payload` stands in for absent `arguments`.
     const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
     if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
-    return this.mrtr.run(call, tool.name, args, async (inputs) => {
-      const run = () => this.invoker.invoke(tool, args, call);
-      return tool.annotations.destructiveHint ? this.gate.guard(tool, args, call, inputs, run) : run();
-    });
+    return this.mrtr.run(call, tool.name, args, (inputs) =>
+      tool.annotations.destructiveHint
+        ? this.invoker.invoke(tool, args, call, (run) => this.gate.guard(tool, args, call, inputs, run))
+        : this.invoker.invoke(tool, args, call),
+    );
   }
 }
 

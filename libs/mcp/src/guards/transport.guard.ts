@@ -9,7 +9,10 @@ import {
   ErrorCode,
   isJsonContentType,
   isRejection,
+  jsonTextTooDeep,
+  jsonValueTooDeep,
   methodNotAllowed,
+  nestingTooDeep,
   parseJsonRpc,
   reject,
   unsupportedMediaType,
@@ -34,6 +37,7 @@ export class McpTransportGuard implements CanActivate {
     const exchange = exchangeOf(req);
     if (req.readableEnded && req.body !== undefined) {
       // An app-wide parser consumed the body before us (adopters who keep Nest's parser on this path).
+      if (jsonValueTooDeep(req.body, this.config.maxJsonDepth)) throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
       const message = validateJsonRpc(req.body);
       if (isRejection(message)) throw new McpRejectionError(message);
       exchange.message = message;
@@ -47,6 +51,8 @@ export class McpTransportGuard implements CanActivate {
           : reject('parse_error', 400, ErrorCode.ParseError, 'Parse error: the body could not be read', null),
       );
     }
+    // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
+    if (jsonTextTooDeep(body.text, this.config.maxJsonDepth)) throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
     const message = parseJsonRpc(body.text);
     if (isRejection(message)) throw new McpRejectionError(message);
     exchange.message = message;

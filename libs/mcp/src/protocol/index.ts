@@ -9,3 +9,4 @@ export * from './origin.js';
 export * from './cursor.js';
 export * from './serialize.js';
 export * from './param-headers.js';
+export * from './json-depth.js';

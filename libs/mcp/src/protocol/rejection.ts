@@ -27,6 +27,7 @@ export type RejectionRung =
   | 'parse_error'
   | 'batch_not_supported'
   | 'invalid_request'
+  | 'nesting_too_deep'
   | 'envelope_invalid'
   | 'version_header_mismatch'
   | 'unsupported_version'
@@ -60,6 +61,13 @@ export function bodyTooLarge(limit: number): Rejection {
   const message = `Request body too large (limit ${limit} bytes)`;
   return reject('body_too_large', 413, ErrorCode.InvalidRequest, message, null, {
     exactBody: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message } }),
+  });
+}
+
+/** The body nests deeper than the door allows (one limit for every later walk over the value). */
+export function nestingTooDeep(limit: number, id: JsonRpcId | null): Rejection {
+  return reject('nesting_too_deep', 400, ErrorCode.InvalidRequest, `Invalid Request: JSON nested deeper than ${limit} levels`, id, {
+    data: { max_depth: limit },
   });
 }
 

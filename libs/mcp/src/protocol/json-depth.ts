@@ -1,0 +1,40 @@
+/**
+ * One nesting limit for JSON at the door. Every later walk (validation, canonical JSON, storage)
+ * then stays far from the stack's limit, and a 5,000-level body is refused in one linear scan
+ * instead of failing somewhere deep inside with a 500.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether JSON text nests objects/arrays deeper than `limit`, found in one pass over the text
+ * without parsing it (brackets inside strings do not count). Malformed text is left to the parser.
+ */
+export function jsonTextTooDeep(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** The same limit for a value parsed elsewhere (an app-wide body parser); iterative, so any depth is safe to ask about. */
+export function jsonValueTooDeep(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
