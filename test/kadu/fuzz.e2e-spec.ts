@@ -1,0 +1,171 @@
+import fc from 'fast-check';
+import request from 'supertest';
+import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
+import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
+
+/**
+ * Issue 13: property-based fuzzing (fast-check, bounded runs so the suite stays fast) of the MCP
+ * door and of every tool's arguments, plus the REST write routes. Whatever arrives, the answer is
+ * a JSON-RPC error or a tool result (isError for bad input), never a 5xx, -32603 or internal_error.
+ * On PostgreSQL (the distributed pass) this includes NUL bytes, which the database refuses.
+ */
+let kadu: KaduTestApp;
+let owner: KaduClient;
+let mcpToken: string;
+let taskId: string;
+let tools: { name: string; inputSchema: { properties?: Record<string, unknown> } }[];
+
+beforeAll(async () => {
+  kadu = await startKadu();
+  owner = new KaduClient(kadu, { role: 'owner' });
+  mcpToken = await kadu.token({ role: 'owner' });
+  taskId = (await owner.rest('post', '/api/v1/tasks', { name: 'Fuzz target', kind: 'echo', cost_cap: 2, input_schema: { properties: { k: { type: 'string', pattern: '^(a+)+$' } } } })).body.data.id;
+  tools = (await owner.listTools('2026')) as typeof tools;
+});
+afterAll(() => kadu.close());
+
+// KADU_FUZZ_SCALE=10 runs ten times as many cases (exploration); the suite keeps the default.
+const SCALE = Number(process.env.KADU_FUZZ_SCALE ?? 1);
+const RUNS = { perTool: 12 * SCALE, door: 150 * SCALE, rest: 60 * SCALE };
+
+// Text an attacker would try: NUL, lone surrogates, any code point, long, id-like, injection-like.
+const hostileText = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udc00y', '../../etc/passwd', "'; drop table tasks; --", '%00', '{{7*7}}', '0190a000-0000-7000-8000-000000000000', 'not-a-uuid', ''),
+  fc.string({ minLength: 300, maxLength: 3_000 }),
+);
+const hostileNumber = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -1, 1e308, -1e308, 2 ** 53, 0.5));
+const scalar = fc.oneof(hostileText, hostileNumber, fc.boolean(), fc.constant(null));
+/** Nesting from shallow to well past the door's 64 levels. */
+const nested = fc.tuple(fc.integer({ min: 1, max: 90 }), scalar).map(([depth, leaf]) => {
+  let value: unknown = leaf;
+  for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { n: value };
+  return value;
+});
+const hostileValue = fc.oneof(
+  { weight: 4, arbitrary: scalar },
+  { weight: 1, arbitrary: fc.array(scalar, { maxLength: 8 }) },
+  { weight: 1, arbitrary: fc.dictionary(hostileText, scalar, { maxKeys: 5 }) },
+  { weight: 1, arbitrary: nested },
+);
+
+type PropertySchema = { type?: string; enum?: unknown[] };
+
+/** A value the tool would accept for this property, so that a hostile value elsewhere gets past validation. */
+function plausible(name: string, schema: PropertySchema) {
+  if (schema.enum?.length) return fc.constantFrom(...schema.enum);
+  if (name === 'task_id') return fc.constant(taskId);
+  if (name.endsWith('_id')) return fc.uuid();
+  if (schema.type === 'integer' || schema.type === 'number') return fc.integer({ min: 1, max: 20 });
+  if (schema.type === 'boolean') return fc.boolean();
+  if (schema.type === 'array') return fc.constant([]);
+  if (schema.type === 'object') return fc.constant({});
+  return fc.constantFrom('x', 'Fuzz', '2026-11', 'https://example.com/hook');
+}
+
+/**
+ * Arguments for one tool: some of its own parameters, each plausible or hostile, and now and then
+ * a stranger — so most calls get past validation to the service, where a hostile value can bite.
+ */
+function argumentsFor(tool: (typeof tools)[number]) {
+  const properties = Object.entries((tool.inputSchema.properties ?? {}) as Record<string, PropertySchema>);
+  const own = properties.map(([name, schema]) =>
+    fc.option(fc.tuple(fc.constant(name), fc.oneof({ weight: 3, arbitrary: plausible(name, schema) }, { weight: 1, arbitrary: hostileValue })), { nil: undefined }),
+  );
+  const stranger = fc.option(fc.tuple(hostileText, hostileValue), { nil: undefined, freq: 6 });
+  return fc.tuple(fc.tuple(...own), stranger).map(([pairs, extra]) => Object.fromEntries([...pairs, extra].filter((p): p is [string, unknown] => p !== undefined)));
+}
+
+/** What every answer must be: no 5xx, no internal error in any form. */
+function assertNoServerFault(res: request.Response, label: string): void {
+  expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+  expect(res.text, label).not.toContain('internal_error');
+  if (res.status === 202) return;
+  const body = res.body as { error?: { code: number }; result?: { isError?: boolean; content?: unknown } };
+  expect(body.error !== undefined || body.result !== undefined, label).toBe(true);
+  if (body.error) expect(body.error.code, label).not.toBe(-32603);
+}
+
+const callTool = (era: Era, name: string, args: unknown) => {
+  const r = era === '2026' ? modernRequest('tools/call', { name, arguments: args }, { id: 1 }) : legacyRequest('tools/call', { name, arguments: args }, { id: 1 });
+  return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${mcpToken}`).send(r.body);
+};
+
+describe.each(ERAS)('%s: every tool, hostile arguments', (era) => {
+  it('no answer is a 5xx or an internal error; refusals are JSON-RPC errors or isError results', async () => {
+    expect(tools.length).toBeGreaterThan(30);
+    for (const tool of tools) {
+      await fc.assert(
+        fc.asyncProperty(argumentsFor(tool), async (args) => {
+          const res = await callTool(era, tool.name, args);
+          assertNoServerFault(res, `${tool.name} ${JSON.stringify(args).slice(0, 200)}`);
+        }),
+        { numRuns: RUNS.perTool },
+      );
+    }
+  });
+});
+
+describe('the door', () => {
+  const methods = fc.oneof(
+    fc.constantFrom('tools/call', 'tools/list', 'resources/read', 'resources/list', 'resources/templates/list', 'prompts/get', 'prompts/list', 'completion/complete', 'server/discover', 'initialize', 'ping'),
+    hostileText,
+  );
+  const message = fc.record(
+    { jsonrpc: fc.oneof(fc.constant('2.0'), hostileText), id: fc.oneof(fc.integer(), hostileText, fc.constant(null)), method: methods, params: fc.oneof(fc.dictionary(hostileText, hostileValue, { maxKeys: 5 }), hostileValue) },
+    { requiredKeys: ['jsonrpc', 'method'] },
+  );
+
+  it('any JSON-RPC-shaped message, in either era, with or without matching headers, is answered without a fault', async () => {
+    await fc.assert(
+      fc.asyncProperty(message, fc.constantFrom<Era>('2026', '2025'), fc.boolean(), async (body, era, honest) => {
+        const method = typeof body.method === 'string' ? body.method : 'x';
+        // A method a client could not even put in the Mcp-Method header is sent with other headers.
+        const honestHeaders = honest && /^[\x21-\x7e]+$/.test(method);
+        const params = body.params && typeof body.params === 'object' && !Array.isArray(body.params) ? (body.params as Record<string, unknown>) : {};
+        const r = era === '2026' ? modernRequest(method, params) : legacyRequest(method, params);
+        const res = await request(kadu.server)
+          .post('/mcp')
+          .set(honestHeaders ? r.headers : { 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call' })
+          .set('Authorization', `Bearer ${mcpToken}`)
+          .send(JSON.stringify(honestHeaders ? { ...r.body, ...body, params: body.params === undefined ? r.body.params : body.params } : body));
+        assertNoServerFault(res, JSON.stringify(body).slice(0, 200));
+      }),
+      { numRuns: RUNS.door },
+    );
+  });
+
+  it('any bytes as a body are refused with a JSON-RPC error, never a fault', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1'))), async (text) => {
+        const r = modernRequest('tools/list');
+        const res = await request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${mcpToken}`).send(text);
+        assertNoServerFault(res, JSON.stringify(text).slice(0, 200));
+      }),
+      { numRuns: RUNS.door },
+    );
+  });
+});
+
+describe('the REST write routes', () => {
+  it('hostile bodies on create, update, run and webhooks answer 4xx with the API envelope, never a 5xx', async () => {
+    const routes: ['post' | 'patch', string][] = [
+      ['post', '/api/v1/tasks'],
+      ['patch', `/api/v1/tasks/${taskId}`],
+      ['post', `/api/v1/tasks/${taskId}/run`],
+      ['post', '/api/v1/webhooks'],
+      ['post', '/api/v1/files'],
+    ];
+    const body = fc.dictionary(fc.oneof(fc.constantFrom('name', 'kind', 'cost_cap', 'description', 'instructions', 'input_schema', 'input', 'url', 'events', 'size', 'sha256'), hostileText), hostileValue, { maxKeys: 6 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, async ([method, path], payload) => {
+        const res = await owner.rest(method, path, payload);
+        expect(res.status, `${method} ${path} ${JSON.stringify(payload).slice(0, 200)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        if (res.status >= 400) expect(res.body.errors?.length, res.text).toBeGreaterThan(0);
+      }),
+      { numRuns: RUNS.rest },
+    );
+  });
+});
