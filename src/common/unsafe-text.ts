@@ -17,8 +17,23 @@ function problemOf(text: string): UnsafeText['problem'] | undefined {
   return LONE_SURROGATE.test(text) ? 'an unpaired UTF-16 surrogate' : undefined;
 }
 
+// In JSON.stringify's output NUL is written `\u0000` and a lone surrogate `\udXXX` (paired ones stay
+// raw); an even run of backslashes before it means the escape was itself text.
+const ESCAPED_UNSAFE = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
+
 /** The first unsafe string (a value or an object key) in a JSON-like value; iterative, any depth. */
 export function findUnsafeText(value: unknown, root = ''): UnsafeText | undefined {
+  // Fast path: one native serialization and one linear scan; the walk below only names the place.
+  try {
+    const text = JSON.stringify(value);
+    if (text === undefined || !ESCAPED_UNSAFE.test(text)) return undefined;
+  } catch {
+    // Too deep for the native serializer, or not JSON at all: walk it.
+  }
+  return walk(value, root);
+}
+
+function walk(value: unknown, root: string): UnsafeText | undefined {
   const stack: [unknown, string][] = [[value, root]];
   const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
   while (stack.length) {

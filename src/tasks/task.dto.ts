@@ -19,8 +19,8 @@ import { ROLES } from '../auth/scopes.js';
 import { MaxJsonBytes, Omittable } from '../common/validation.js';
 
 /** Limits on tenant JSON (README §Security): a schema and a run's input. */
-export const MAX_INPUT_SCHEMA_BYTES = 32_768;
-export const MAX_RUN_INPUT_BYTES = 262_144;
+export const MAX_INPUT_SCHEMA_BYTES = 16_384;
+export const MAX_RUN_INPUT_BYTES = 65_536;
 
 export enum TaskKind {
   Echo = 'echo',

@@ -71,10 +71,10 @@ describe('no schema reaches across organisations', () => {
 });
 
 describe('bounded work', () => {
-  it('^(a+)+$ is accepted and runs on RE2: 25 or 200,000 "a"s then "!" is refused as not matching', async () => {
+  it('^(a+)+$ is accepted and runs on RE2: 25 or 60,000 "a"s then "!" is refused as not matching', async () => {
     const t = await task(acme, { properties: { k: { type: 'string', pattern: '^(a+)+$' } } });
     expect(t.status).toBe(201);
-    for (const length of [25, 200_000]) {
+    for (const length of [25, 60_000]) {
       const res = await run(acme, t.body.data.id, { k: `${'a'.repeat(length)}!` });
       expect(res.status).toBe(422);
       expect(res.body.errors[0]).toMatchObject({ code: 'input_invalid', param: 'input.k', detail: 'input/k must match pattern "^(a+)+$"' });
@@ -92,9 +92,12 @@ describe('bounded work', () => {
     expect(res.body.errors[0].detail).toMatch(/^input_schema is not usable: .*is not supported \(RE2 syntax: no lookaround or backreferences\)/);
   });
 
-  it('uniqueItems over 16,000 distinct small arrays is checked in one pass; a duplicate is named', async () => {
+  it('uniqueItems: 16,000 small arrays (117 KB) are over the input limit; 6,000 are checked in one pass; a duplicate is named', async () => {
     const t = await task(acme, { properties: { rows: { type: 'array', uniqueItems: true } } });
-    const rows = Array.from({ length: 16_000 }, (_, i) => [i, i % 7]);
+    const tooMany = await run(acme, t.body.data.id, { rows: Array.from({ length: 16_000 }, (_, i) => [i, i + 1]) });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.errors).toEqual([expect.objectContaining({ param: 'input', detail: 'input must be at most 65536 bytes as JSON' })]);
+    const rows = Array.from({ length: 6_000 }, (_, i) => [i, i % 7]);
     expect((await run(acme, t.body.data.id, { rows })).status).toBe(202);
     const dup = await run(acme, t.body.data.id, { rows: [...rows.slice(0, 100), [5, 5]] });
     expect(dup.status).toBe(422);
@@ -105,10 +108,12 @@ describe('bounded work', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 20; i++) deep = { properties: { a: deep } }; // 41 levels: under the door's 64, over the schema's 32
     const cases: [unknown, RegExp][] = [
-      [{ description: 'x'.repeat(40_000) }, /input_schema must be at most 32768 bytes as JSON/],
+      [{ description: 'x'.repeat(20_000) }, /input_schema must be at most 16384 bytes as JSON/],
       [deep, /nested deeper than 32 levels/],
-      [{ anyOf: Array.from({ length: 2_100 }, () => ({})) }, /more than 2000 objects and arrays/],
-      [{ properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`p${i}`, { pattern: 'a' }])) }, /more than 32 regular expressions/],
+      [{ anyOf: Array.from({ length: 400 }, () => ({})) }, /more than 300 objects and arrays/],
+      [{ properties: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`p${i}`, { pattern: 'a' }])) }, /more than 8 regular expressions/],
+      [{ pattern: '.{900}' }, /too complex \(90\d RE2 instructions; limit 250\): use smaller repetition counts/],
+      [{ pattern: '^\\p{L}{1,120}$' }, /the patterns are too complex together \(over \d+ RE2 units\)/],
       [{ $async: true }, /\$async schemas are not supported/],
     ];
     for (const [schema, detail] of cases) {
@@ -119,11 +124,11 @@ describe('bounded work', () => {
     }
   });
 
-  it('a run input over 256 KiB is refused before anything is stored; a failing input reports at most 20 errors', async () => {
+  it('a run input over 64 KiB is refused before anything is stored; a failing input reports at most 20 errors', async () => {
     const t = await task(acme, { type: 'object', additionalProperties: { type: 'number' } });
-    const big = await run(acme, t.body.data.id, { blob: 'x'.repeat(300_000) });
+    const big = await run(acme, t.body.data.id, { blob: 'x'.repeat(70_000) });
     expect(big.status).toBe(422);
-    expect(big.body.errors).toEqual([expect.objectContaining({ code: 'validation_failed', param: 'input', detail: 'input must be at most 262144 bytes as JSON' })]);
+    expect(big.body.errors).toEqual([expect.objectContaining({ code: 'validation_failed', param: 'input', detail: 'input must be at most 65536 bytes as JSON' })]);
     const many = await run(acme, t.body.data.id, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 'not a number'])));
     expect(many.status).toBe(422);
     expect(many.body.errors).toHaveLength(21);
