@@ -128,6 +128,19 @@ describe('deep nesting', () => {
   });
 });
 
+describe('webhook URLs that embed or tunnel to a private IPv4 address', () => {
+  it.each(['http://[::127.0.0.1]/', 'http://[2002:7f00:1::1]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'])(
+    '%s is refused at creation on REST, and over MCP before any approval',
+    async (url) => {
+      const rest = await admin.rest('post', '/api/v1/webhooks', { url });
+      expect(rest.status).toBe(422);
+      expect(rest.body.errors[0]).toMatchObject({ code: 'url_not_allowed', param: 'url' });
+      const mcp = await admin.tool('2025', 'kadu_webhooks_create', { url });
+      expect(mcp.body.errors[0]).toMatchObject({ code: 'url_not_allowed', param: 'url' });
+    },
+  );
+});
+
 describe('destructive tools check before they ask', () => {
   it.each(ERAS)('%s: a malformed, missing or foreign id answers not_found and makes no approval', async (era) => {
     const foreign = (await admin.as({ org: 'other', user: 'o@other.test' }).rest('post', '/api/v1/tasks', { name: 'Theirs', kind: 'echo', cost_cap: 1 })).body.data.id;
