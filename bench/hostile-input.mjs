@@ -71,6 +71,7 @@ const deep = (n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 
 const SCENARIOS = {
   'baseline: read a task': () => rest('GET', `/api/v1/tasks/${plain}`),
+  'baseline: run a task with {} (accepted, run)': () => rest('POST', `/api/v1/tasks/${plain}/run`, { input: {} }),
   'ReDoS ^(a+)+$, 25 a + !': () => rest('POST', `/api/v1/tasks/${redos}/run`, { input: { k: `${'a'.repeat(25)}!` } }),
   'ReDoS ^(a+)+$, 65 000 a + !': () => rest('POST', `/api/v1/tasks/${redos}/run`, { input: { k: `${'a'.repeat(65_000)}!` } }),
   'uniqueItems, 16 000 distinct arrays (over the input limit)': () => rest('POST', `/api/v1/tasks/${unique}/run`, undefined, rows),

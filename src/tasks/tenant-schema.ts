@@ -7,10 +7,12 @@ import { canonicalJson } from '@app/mcp';
 const require = createRequire(import.meta.url);
 const Ajv = require('ajv') as typeof import('ajv').default;
 
-/** What a tenant's JSON Schema may be (README §Security). The byte size is checked by the DTO. */
-// Measured (bench/hostile-input.mjs): ajv's code generation costs ~0.1 ms per subschema, so the
-// node limit bounds the compile; patterns x object keys bound patternProperties; RE2 size and
-// weight bound each match.
+/**
+ * What a tenant's JSON Schema may be (README §Security; the byte size is checked by the DTO).
+ * Measured (bench/RESULTS.md): ajv's code generation costs ~0.1 ms per subschema, so the node
+ * limit bounds the compile; patterns × object keys bound `patternProperties`; RE2 program size
+ * and weight bound each match.
+ */
 export const SCHEMA_LIMITS = { depth: 32, nodes: 300, patterns: 8, patternLength: 512, patternInstructions: 250, patternWeight: 20_000 } as const;
 
 /** Why a schema cannot be used, in words for the 422 detail. */
