@@ -1,6 +1,6 @@
 // Second test pass: the distributed topology — the Kadu domain and wire tests against a real
-// PostgreSQL (data) and Redis (MCP state store). Skips, saying why, only when a service is
-// unreachable outside CI.
+// PostgreSQL (data) and Redis (MCP state store and execution queue). When a service is unreachable
+// it fails in CI (CI set: .ci/run starts both first) and, outside CI, skips the pass saying why.
 import { spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
 import pg from 'pg';
@@ -11,10 +11,10 @@ const hide = (url) => url.replace(/\/\/[^@]*@/, '//…@');
 
 function skipOrFail(reason) {
   if (process.env.CI) {
-    console.error(`test:distributed FAILED: ${reason}`);
+    console.error(`test:distributed FAILED: ${reason}; CI must run the distributed pass`);
     process.exit(1);
   }
-  console.log(`test:distributed SKIPPED: ${reason}`);
+  console.warn(`test:distributed SKIPPED (the whole second pass, test/kadu and test/e2e on PostgreSQL + Redis): ${reason}`);
   process.exit(0);
 }
 
@@ -44,6 +44,6 @@ if (!redisUp) skipOrFail(`Redis at ${hide(redisUrl)} is unreachable`);
 console.log(`test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)} and Redis ${hide(redisUrl)}`);
 const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/kadu', 'test/e2e'], {
   stdio: 'inherit',
-  env: { ...process.env, KADU_TEST_DATABASE_URL: pgUrl, KADU_TEST_REDIS_URL: redisUrl },
+  env: { ...process.env, KADU_TEST_TOPOLOGY: 'distributed', KADU_TEST_DATABASE_URL: pgUrl, KADU_TEST_REDIS_URL: redisUrl },
 });
 process.exit(run.status ?? 1);

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM_PATH, chromium as chromiumBinary, requires } from '../support/infrastructure.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 
@@ -49,26 +50,17 @@ it('2026 with elicitation: the confirmation names the task and its cost cap; acc
   expect(await runsOf(taskId)).toHaveLength(1);
 });
 
-describe('the approval page in a real browser', () => {
-  // Debian's Chromium (.ci/run installs it). On a machine without it, outside CI, the browser half
-  // is not run and says so; in CI its absence fails.
-  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  let browser: Browser | undefined;
+requires(chromiumBinary()).describe('the approval page in a real browser', () => {
+  let browser: Browser;
   beforeAll(async () => {
-    if (!existsSync(executablePath)) {
-      if (process.env.CI) throw new Error(`Chromium is not installed at ${executablePath}`);
-      console.warn(`approval page browser tests: no Chromium at ${executablePath}; not run (apt-get install chromium)`);
-      return;
-    }
     browser = await chromium.launch({
-      executablePath,
+      executablePath: CHROMIUM_PATH,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
   });
   afterAll(() => browser?.close());
 
   it('2025 client: open the link, see tool and client, click Continue, and the retry runs once', async () => {
-    if (!browser) return;
     const taskId = await newTask('Reconcile November', 4);
     const first = await admin.tool('2025', 'kadu_tasks_run', { task_id: taskId, input: {} });
     expect(first.body.error.code).toBe('approval_required');
@@ -101,7 +93,6 @@ describe('the approval page in a real browser', () => {
   });
 
   it('Cancel in the browser: nothing runs', async () => {
-    if (!browser) return;
     const taskId = await newTask('Do not run', 4);
     const first = await admin.tool('2026', 'kadu_tasks_delete', { task_id: taskId });
     const page = await browser.newPage();

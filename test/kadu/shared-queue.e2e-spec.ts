@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { PG_URL, postgres, REDIS_URL, redis, requires } from '../support/infrastructure.js';
+import { eventually } from '../support/eventually.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { type KaduTestApp, startKadu } from '../support/kadu-app.js';
@@ -16,24 +18,7 @@ import { TcpProxy } from '../support/tcp-proxy.js';
  * and one Redis. Any replica's worker runs any replica's executions, and the execution of a worker
  * that dies mid-run is failed explicitly by a live replica — never left `running`.
  */
-const PG_URL = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function servicesUp(): Promise<boolean> {
-  try {
-    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-    await client.connect();
-    await client.end();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000 });
-    await redis.connect();
-    await redis.quit();
-    return true;
-  } catch (error) {
-    if (process.env.CI) throw error;
-    console.warn(`PostgreSQL (${PG_URL}) or Redis (${REDIS_URL}) is unreachable (${String(error)}): the shared-queue tests were not run`);
-    return false;
-  }
-}
+const needs = requires(await postgres(), await redis());
 
 /** Replicas of one deployment: same database schema, same Redis prefix, their own data folders. */
 function deployment() {
@@ -66,15 +51,10 @@ function deployment() {
   };
 }
 
-describe('the shared execution queue (BullMQ)', () => {
-  let up = false;
-  beforeAll(async () => {
-    up = await servicesUp();
-  });
-
+needs.describe('the shared execution queue (BullMQ)', () => {
   it('a replica that only queues has its executions run by another replica', async () => {
-    if (!up) return;
     const d = deployment();
+    const queue = new Queue('executions', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${d.prefix}queue` });
     try {
       const front = await d.replica({ KADU_EXECUTION_CONCURRENCY: '0' });
       const frontClient = new KaduClient(front);
@@ -82,20 +62,20 @@ describe('the shared execution queue (BullMQ)', () => {
       const queued = await frontClient.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { hello: 'replicas' } });
       expect(queued.status).toBe(202);
       expect(queued.body.data.status).toBe('queued');
-      // Nobody runs it yet: the only replica does not take work.
-      await new Promise((r) => setTimeout(r, 500));
+      // Nobody runs it yet: the only replica has no worker, so the job waits in the shared queue.
+      expect(await queue.getJobCounts('waiting', 'active')).toEqual({ waiting: 1, active: 0 });
       expect((await frontClient.rest('get', `/api/v1/executions/${queued.body.data.id}`)).body.data.status).toBe('queued');
 
       await d.replica({ KADU_EXECUTION_CONCURRENCY: '2' });
       const done = await frontClient.waitForExecution(queued.body.data.id);
       expect(done).toMatchObject({ status: 'succeeded', output: { hello: 'replicas' } });
     } finally {
+      await queue.close();
       await d.close();
     }
   });
 
   it('the execution of a worker that dies mid-run is failed explicitly by a live replica, not before', async () => {
-    if (!up) return;
     const d = deployment();
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('executions', { connection, prefix: `${d.prefix}queue` });
@@ -113,7 +93,9 @@ describe('the shared execution queue (BullMQ)', () => {
          select $1, org_id, id, 'running', '{}'::jsonb, '[]'::jsonb, '[]'::jsonb, 5, $2, now() from tasks where id = $3`,
         [executionId, memberId, task.id],
       );
-      // That worker holds the job (its lock renewed while it lives) and never finishes.
+      // That worker holds the job (its lock renewed while it lives) and never finishes. Its lock is
+      // long enough to stay renewed while a replica boots in this process; it runs no stalled check
+      // itself, so the only check that runs is the live replica's.
       let taken!: () => void;
       const holding = new Promise<void>((r) => (taken = r));
       doomed = new Worker(
@@ -122,14 +104,26 @@ describe('the shared execution queue (BullMQ)', () => {
           taken();
           return new Promise(() => undefined);
         },
-        { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${d.prefix}queue`, lockDuration: 1000, stalledInterval: 1000 },
+        { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${d.prefix}queue`, lockDuration: 4000, skipStalledCheck: true },
       );
       await queue.add('run', { executionId });
       await holding;
 
-      // A replica starting meanwhile leaves it alone: a live worker holds it.
+      // A replica starting meanwhile leaves it alone: a live worker holds it. BullMQ stamps each
+      // stalled-jobs check in Redis: once the replica has run three, it has seen the job held.
+      const checkKey = `${d.prefix}queue:executions:stalled-check`;
+      expect(await connection.get(checkKey)).toBeNull();
       await d.replica({ KADU_EXECUTION_CONCURRENCY: '2', KADU_QUEUE_LOCK_MS: '1000' });
-      await new Promise((r) => setTimeout(r, 1500));
+      const checks = new Set<string>();
+      await eventually(
+        'three stalled-jobs checks by the live replica',
+        async () => {
+          const stamp = await connection.get(checkKey);
+          if (stamp) checks.add(stamp);
+          return checks.size;
+        },
+        (n) => n >= 3,
+      );
       expect((await client.rest('get', `/api/v1/executions/${executionId}`)).body.data.status).toBe('running');
 
       // The worker dies (its lock is no longer renewed): the live replica fails the execution.
@@ -148,8 +142,7 @@ describe('the shared execution queue (BullMQ)', () => {
 });
 
 describe('the shared queue away and back', () => {
-  it('a run answers 503 with Retry-After and stores nothing while Redis is away, and runs once it is back', async () => {
-    if (!(await servicesUp())) return;
+  needs.it('a run answers 503 with Retry-After and stores nothing while Redis is away, and runs once it is back', async () => {
     const target = new URL(REDIS_URL);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
@@ -172,12 +165,14 @@ describe('the shared queue away and back', () => {
       expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toEqual([]);
 
       await proxy.start();
-      let res = down;
-      for (let i = 0; i < 40 && res.status !== 202; i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        res = await client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: 2 } });
-      }
+      const res = await eventually(
+        'a run accepted once Redis is back',
+        () => client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: 2 } }),
+        (r) => r.status !== 503,
+        { intervalMs: 250 },
+      );
       expect(res.status).toBe(202);
+      expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
       expect(await client.waitForExecution(res.body.data.id)).toMatchObject({ status: 'succeeded', output: { n: 2 } });
     } finally {
       await kadu.close();

@@ -4,6 +4,7 @@ import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { approvalPath, decide } from '../support/approvals.js';
 import { expectRpcError, expectRpcResult } from '../support/wire.js';
+import { redis, REDIS_URL, requires } from '../support/infrastructure.js';
 
 /** Issue 6: nothing destructive runs until the person chooses to continue — and then exactly once. */
 let t: ToolsApp;
@@ -131,7 +132,9 @@ describe.each([
 
   it('an expired approval is replaced by a fresh one, and never runs', async () => {
     const first = errorOf(await call(del(n2)));
-    await decide(t.server, first.approval_url, 'approve');
+    const approved = await decide(t.server, first.approval_url, 'approve');
+    expect(approved.status).toBe(200);
+    expect(approved.text).toContain('Approved');
     const realNow = Date.now;
     const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 11 * 60_000);
     try {
@@ -174,19 +177,9 @@ describe('2026 with URL elicitation only', () => {
   });
 });
 
-describe('two app instances sharing Redis and the state key', () => {
+requires(await redis()).describe('two app instances sharing Redis and the state key', () => {
   it('a confirmation given on one instance is honoured by the other, once', async () => {
-    const url = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-    const probe = new RedisStateStore(url, 'probe:');
-    try {
-      await probe.ping();
-    } catch (error) {
-      if (process.env.CI) throw error;
-      console.warn(`two-instance test: Redis at ${url} is unreachable (${String(error)}); not run`);
-      return;
-    } finally {
-      await probe.close();
-    }
+    const url = REDIS_URL;
     const prefix = `t:${Date.now()}:${Math.random()}:`;
     const a = await startToolsApp({ stateStore: new RedisStateStore(url, prefix), stateKey: 'shared-secret' });
     const b = await startToolsApp({ stateStore: new RedisStateStore(url, prefix), stateKey: 'shared-secret' });

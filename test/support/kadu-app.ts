@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
+import { PG_URL, REDIS_URL } from './infrastructure.js';
 
 export interface KaduTestApp {
   app: INestApplication;
@@ -19,14 +20,19 @@ export interface KaduTestApp {
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
+/** Set by `npm run test:distributed` (the second pass): every app runs on PostgreSQL and Redis. */
+export const DISTRIBUTED = process.env.KADU_TEST_TOPOLOGY === 'distributed';
+
 /**
- * The real Kadu app on its embedded defaults, in a fresh data folder. With KADU_TEST_DATABASE_URL
- * set (CI's second pass), the same tests run against PostgreSQL, each app in its own schema.
+ * The real Kadu app on its embedded defaults, in a fresh data folder. In the distributed pass the
+ * same tests run against PostgreSQL (each app in its own schema) and Redis (its own key prefix),
+ * found at KADU_TEST_DATABASE_URL / KADU_TEST_REDIS_URL. Outside that pass those variables only
+ * say where the tests that need the services find them (test/support/infrastructure.ts).
  */
 export async function startKadu(env: Record<string, string> = {}): Promise<KaduTestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kadu-test-'));
-  const pgUrl = process.env.KADU_TEST_DATABASE_URL;
-  const redisUrl = process.env.KADU_TEST_REDIS_URL;
+  const pgUrl = DISTRIBUTED ? PG_URL : undefined;
+  const redisUrl = DISTRIBUTED ? REDIS_URL : undefined;
   const schema = env.DATABASE_SCHEMA ?? (pgUrl ? `kadu_t_${randomBytes(6).toString('hex')}` : undefined);
   const config = loadConfig({
     PORT: '3000',
