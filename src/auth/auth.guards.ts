@@ -13,6 +13,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/api-error.js';
 import { authFailureOf } from './bearer.strategies.js';
+import { KeySetUnavailable } from './token-verifier.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { ALL_SCOPES } from './scopes.js';
 
@@ -81,6 +82,7 @@ export class McpAuthGuard extends AuthGuard('mcp-bearer') {
 
   override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
     if (!err && user) return user;
+    if (err instanceof KeySetUnavailable) throw new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys"));
     const { sent, description, res } = refusal(context);
     res.setHeader(
       'WWW-Authenticate',
@@ -113,6 +115,9 @@ export class ApiAuthGuard extends AuthGuard('api-bearer') {
 
   override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
     if (!err && user) return user;
+    if (err instanceof KeySetUnavailable) {
+      throw new ApiError(503, 'service_unavailable', 'Service unavailable', "The authorization server's keys cannot be fetched").withHeader('Retry-After', '5');
+    }
     const { sent, description, res } = refusal(context);
     res.setHeader('WWW-Authenticate', formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}));
     throw new ApiError(401, 'unauthorized', 'Unauthorized', description);

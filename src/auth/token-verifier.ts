@@ -7,6 +7,18 @@ import { impliedRoles, isRole, scopesForRole } from './scopes.js';
 
 export type Verification = { ok: true; principal: KaduPrincipal } | { ok: false; reason: string };
 
+/**
+ * The authorization server's key set could not be had (down, slow, answering garbage): the token
+ * may well be valid, so the request is answered 503 + Retry-After, not 401 (which would send the
+ * client back to log in).
+ */
+export class KeySetUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`the authorization server's keys cannot be fetched (${cause instanceof Error ? cause.message : String(cause)})`);
+    this.name = 'KeySetUnavailable';
+  }
+}
+
 type KeySet = Parameters<typeof jwtVerify>[1];
 
 /**
@@ -26,7 +38,16 @@ export class TokenVerifier implements OnModuleInit {
       this.publicJwks = { keys: [key.publicJwk] };
       this.keys = createLocalJWKSet(this.publicJwks as Parameters<typeof createLocalJWKSet>[0]) as KeySet;
     } else {
-      this.keys = createRemoteJWKSet(new URL(this.config.oauthJwksUrl as string)) as KeySet;
+      const remote = createRemoteJWKSet(new URL(this.config.oauthJwksUrl as string), { timeoutDuration: this.config.oauthJwksTimeoutMs });
+      this.keys = (async (header: Parameters<typeof remote>[0], token: Parameters<typeof remote>[1]) => {
+        try {
+          return await remote(header, token);
+        } catch (error) {
+          // No key for this token is the token's problem; anything else is the key server's.
+          if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+          throw new KeySetUnavailable(error);
+        }
+      }) as KeySet;
     }
   }
 
@@ -35,6 +56,7 @@ export class TokenVerifier implements OnModuleInit {
     return this.publicJwks;
   }
 
+  /** The verdict on a token; throws KeySetUnavailable when the keys to judge it cannot be had. */
   async verify(token: string, audience: string): Promise<Verification> {
     let payload: JWTPayload;
     try {
@@ -45,6 +67,7 @@ export class TokenVerifier implements OnModuleInit {
         algorithms: ['ES256', 'RS256', 'PS256', 'EdDSA'],
       }));
     } catch (error) {
+      if (error instanceof KeySetUnavailable) throw error;
       return { ok: false, reason: describe(error) };
     }
     return toPrincipal(payload);

@@ -15,6 +15,8 @@ export interface AppConfig {
   /** Set with OAUTH_JWKS_URL for a real authorization server; absent means development tokens. */
   readonly oauthIssuer: string;
   readonly oauthJwksUrl?: string;
+  /** How long a fetch of the JWKS may take before requests answer 503 (OAUTH_JWKS_TIMEOUT_MS, default 5 s). */
+  readonly oauthJwksTimeoutMs: number;
   readonly devTokens: boolean;
   /** The MCP endpoint's canonical URL: the only audience the MCP door accepts (RFC 8707). */
   readonly mcpAudience: string;
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mcpStateKey: env.MCP_STATE_KEY || undefined,
     oauthIssuer: env.OAUTH_ISSUER ?? publicBaseUrl,
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
+    oauthJwksTimeoutMs: number(env.OAUTH_JWKS_TIMEOUT_MS, 5000),
     devTokens,
     mcpAudience: env.MCP_AUDIENCE ?? `${publicBaseUrl}/mcp`,
     apiAudience: env.API_AUDIENCE ?? `${publicBaseUrl}/api/v1`,
