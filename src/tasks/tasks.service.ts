@@ -129,9 +129,17 @@ export class TasksService {
     @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
   ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
-    return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.launch_policy:${taskId}`, dto, 200, () =>
-      this.patch(ctx.orgId, taskId, { launch_policy: JSON.stringify({ roles: dto.roles, member_ids: dto.member_ids }) }),
-    );
+    return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.launch_policy:${taskId}`, dto, 200, async () => {
+      // Only members of this organisation can be named: another org's member id is simply not found.
+      const ids = [...new Set(dto.member_ids)];
+      const valid = ids.filter(isId);
+      const found = valid.length
+        ? await this.db.query<{ id: string }>('select id from members where org_id = $1 and deleted_at is null and id = any($2::text[])', [ctx.orgId, valid])
+        : [];
+      const missing = ids.find((id) => !found.some((m) => m.id === id));
+      if (missing !== undefined) throw new ApiError(404, 'not_found', 'Not found', `No such member: ${missing}`, 'member_ids');
+      return this.patch(ctx.orgId, taskId, { launch_policy: JSON.stringify({ roles: dto.roles, member_ids: ids }) });
+    });
   }
 
   @McpTool({

@@ -54,16 +54,22 @@ describe('presigned URLs', () => {
     expect((await request(kadu.server).get(a.url.replace('/uploads/', '/downloads/'))).status).toBe(403);
   });
 
-  it('an expired URL is refused', async () => {
-    const short = await startKadu({ KADU_UPLOAD_URL_TTL: '0' });
+  it('an expired URL is refused, and only once it has expired', async () => {
+    const short = await startKadu({ KADU_UPLOAD_URL_TTL: '60' });
+    const real = Date.now.bind(Date);
     try {
       const client = new KaduClient(short);
-      const res = await client.rest('post', '/api/v1/files', declare());
-      await new Promise((r) => setTimeout(r, 1100));
-      const put = await request(short.server).put(local(res.body.data.upload_url)).send(bytes);
+      const first = await client.rest('post', '/api/v1/files', declare());
+      const second = await client.rest('post', '/api/v1/files', declare());
+      // The URLs carry their expiry in whole seconds: 59 s later they still work, 61 s later not.
+      const spy = vi.spyOn(Date, 'now').mockImplementation(() => real() + 59_000);
+      expect((await request(short.server).put(local(first.body.data.upload_url)).send(bytes)).status).toBe(204);
+      spy.mockImplementation(() => real() + 61_000);
+      const put = await request(short.server).put(local(second.body.data.upload_url)).send(bytes);
       expect(put.status).toBe(403);
       expect(put.body.errors[0].code).toBe('url_expired');
     } finally {
+      vi.restoreAllMocks();
       await short.close();
     }
   });
