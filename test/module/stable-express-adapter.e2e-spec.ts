@@ -6,6 +6,9 @@ import type { Express, Request, Response } from 'express';
 import request from 'supertest';
 import { StableExpressAdapter } from '@app/mcp';
 
+/** Resolves once a request has reached the hanging handler (no guessed sleep). */
+const hanging = { arrived: (): void => undefined };
+
 @Controller('probe')
 class ProbeController {
   @Get()
@@ -20,6 +23,7 @@ class ProbeController {
 
   @Get('hang')
   hang(): Promise<never> {
+    hanging.arrived();
     return new Promise(() => undefined);
   }
 }
@@ -80,12 +84,13 @@ describe('StableExpressAdapter', () => {
     app = await NestFactory.create(ProbeModule, new StableExpressAdapter(), { logger: false, forceCloseConnections: true });
     await app.listen(0, '127.0.0.1');
     const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+    const inFlight = new Promise<void>((resolve) => (hanging.arrived = resolve));
     const outcome = new Promise<string>((resolve) => {
       const req = httpRequest({ host: '127.0.0.1', port, path: '/probe/hang' }, () => resolve('answered'));
       req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       req.end();
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await inFlight;
     await app.close();
     expect(await outcome).toBe('ECONNRESET');
   });

@@ -84,11 +84,11 @@ export class KaduClient {
 
   /** Polls an execution until `done` says so (the worker runs in the background). */
   async waitForExecution(id: string, done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status)): Promise<any> {
-    const deadline = Date.now() + 15_000;
+    const deadline = performance.now() + 15_000;
     for (;;) {
       const res = await this.rest('get', `/api/v1/executions/${id}`);
       if (res.status === 200 && done(res.body.data)) return res.body.data;
-      if (Date.now() > deadline) throw new Error(`execution ${id} still ${res.body.data?.status}`);
+      if (performance.now() > deadline) throw new Error(`execution ${id} still ${res.body.data?.status}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }

@@ -35,9 +35,9 @@ export class WebhookReceiver {
   }
 
   async waitFor(count: number): Promise<Received[]> {
-    const deadline = Date.now() + 10_000;
+    const deadline = performance.now() + 10_000;
     while (this.received.length < count) {
-      if (Date.now() > deadline) throw new Error(`only ${this.received.length} of ${count} deliveries arrived`);
+      if (performance.now() > deadline) throw new Error(`only ${this.received.length} of ${count} deliveries arrived`);
       await new Promise((r) => setTimeout(r, 20));
     }
     return this.received;
