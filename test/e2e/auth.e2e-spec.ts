@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
-import { legacyInitialize, modernRequest } from '@app/mcp/testing/index.js';
+import { legacyInitialize, legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
 /** security.md §Authentication: the MCP endpoint as an OAuth resource server. */
@@ -49,20 +49,30 @@ describe('401 before any method', () => {
     expect(res.headers['www-authenticate']).toContain('resource_metadata=');
   });
 
-  it.each([
-    ['signed by another key', () => foreignToken(), /signature/],
-    ['expired', () => kadu.token({ ttlSeconds: -120 }), /expired/],
-    ['issued for the REST API', () => kadu.token({ audience: 'api' }), /audience/],
-    ['not a JWT', async () => 'not-a-jwt', /malformed/],
-  ])('a token %s is rejected with invalid_token', async (_what, make, reason) => {
-    const res = await discover(await make());
-    expect(res.status).toBe(401);
-    const challenge = res.headers['www-authenticate'] as string;
-    expect(challenge).toContain('error="invalid_token"');
-    expect(challenge).toMatch(/error_description="[^"]+"/);
-    expect(challenge).toContain('resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp"');
-    expect(res.body.error).toBe('invalid_token');
-    expect(res.body.error_description).toMatch(reason);
+  describe.each([
+    ['2026-07-28', (token: string) => discover(token)],
+    ['2025-06-18', (token: string) => {
+      const r = legacyRequest('tools/list', {}, { id: 1 });
+      return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
+    }],
+  ] as const)('%s', (version, send) => {
+    it.each([
+      ['signed by another key', () => foreignToken(), /signature/],
+      ['expired', () => kadu.token({ ttlSeconds: -120 }), /expired/],
+      ['issued for the REST API', () => kadu.token({ audience: 'api' }), /audience/],
+      ['not a JWT', async () => 'not-a-jwt', /malformed/],
+    ])('a token %s is rejected with invalid_token', async (_what, make, reason) => {
+      const res = await send(await make());
+      expect(res.status).toBe(401);
+      const challenge = res.headers['www-authenticate'] as string;
+      expect(challenge).toContain('error="invalid_token"');
+      expect(challenge).toMatch(/error_description="[^"]+"/);
+      expect(challenge).toContain('resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/mcp"');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['mcp-protocol-version']).toBe(version);
+      expect(res.body.error).toBe('invalid_token');
+      expect(res.body.error_description).toMatch(reason);
+    });
   });
 
   it('a token in the query string is not accepted', async () => {
