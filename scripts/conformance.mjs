@@ -1,11 +1,13 @@
 // npm run test:conformance — the official MCP conformance suite against the fixture app built
-// only with libs/mcp: builds, starts the fixture on a free localhost port, runs the 2026-07-28 and
-// 2025-11-25 requirement sets and every 2026-07-28 scenario (pending ones included), writes the
-// results under tools/conformance/results/ (git-ignored), stops the fixture, and fails on any
-// failure not listed in the baselines (and on any listed one that passes: a stale baseline).
+// only with libs/mcp (the 2026-07-28 and 2025-11-25 requirement sets and every 2026-07-28
+// scenario, pending ones included), then against the Kadu app itself with an owner's token (the
+// 2026-07-28 requirement set and the 2025-06-18 scenarios: Kadu does not enable 2025-11-25).
+// Results go under tools/conformance/results/ (git-ignored). Fails on any failure not listed in
+// the baselines, and on any listed one that passes (a stale baseline).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startKaduTarget } from './conformance-kadu.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = join(root, 'tools/conformance');
@@ -36,18 +38,41 @@ const url = `http://localhost:${port}/mcp`;
 console.log(`conformance fixture on ${url}`);
 
 const RUNS = [
-  { name: 'requirements-2026-07-28', args: ['--requirements', '2026-07-28'], baseline: 'baseline-2026.yml' },
-  { name: 'requirements-2025-11-25', args: ['--requirements', '2025-11-25'], baseline: 'baseline-2025.yml' },
-  { name: 'all-2026-07-28', args: ['--suite', 'all', '--spec-version', '2026-07-28'], baseline: 'baseline-2026.yml' },
+  { target: 'fixture', name: 'requirements-2026-07-28', args: ['--requirements', '2026-07-28'], baselines: ['baseline-2026.yml'] },
+  { target: 'fixture', name: 'requirements-2025-11-25', args: ['--requirements', '2025-11-25'], baselines: ['baseline-2025.yml'] },
+  { target: 'fixture', name: 'all-2026-07-28', args: ['--suite', 'all', '--spec-version', '2026-07-28'], baselines: ['baseline-2026.yml'] },
+  { target: 'kadu', name: 'kadu-requirements-2026-07-28', args: ['--requirements', '2026-07-28'], baselines: ['baseline-kadu-2026.yml', 'kadu-not-applicable.yml'] },
+  { target: 'kadu', name: 'kadu-2025-06-18', args: ['--spec-version', '2025-06-18'], baselines: ['baseline-kadu-2025.yml', 'kadu-not-applicable.yml'] },
 ];
 
+/** The entries of `server:` lists in the given baseline files, merged into one file the suite reads. */
+function mergedBaseline(name, files) {
+  const entries = files.flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\s+-\s+(\S+)\s*$/gm)].map((m) => m[1]));
+  const file = join(results, `${name}.expected.yml`);
+  writeFileSync(file, `server:\n${entries.map((e) => `  - ${e}`).join('\n')}\n`);
+  return file;
+}
+
 rmSync(results, { recursive: true, force: true });
+mkdirSync(results, { recursive: true });
 let failed = false;
+const targets = { fixture: url, kadu: undefined };
+let kadu;
 try {
   for (const r of RUNS) {
-    console.log(`\n=== ${r.name}: ${r.args.join(' ')} (expected failures: ${r.baseline})`);
+    if (r.target === 'kadu' && !kadu) {
+      kadu = await startKaduTarget(root);
+      targets.kadu = kadu.url;
+      console.log(`\nKadu (owner token added by a local proxy) on ${kadu.url}`);
+    }
+    console.log(`\n=== ${r.name}: ${r.args.join(' ')} (expected failures: ${r.baselines.join(' + ')})`);
     const out = join(results, r.name);
-    const res = spawnSync(node22, [suite, 'server', '--url', url, ...r.args, '--expected-failures', join(dir, r.baseline), '-o', out], { stdio: 'inherit' });
+    const expected = mergedBaseline(r.name, r.baselines);
+    // Asynchronous: Kadu's token proxy runs in this process and must keep answering meanwhile.
+    const res = await new Promise((resolve) => {
+      const child = spawn(node22, [suite, 'server', '--url', targets[r.target], ...r.args, '--expected-failures', expected, '-o', out], { stdio: 'inherit' });
+      child.once('exit', (status) => resolve({ status }));
+    });
     const counts = { SUCCESS: 0, FAILURE: 0, WARNING: 0, SKIPPED: 0, INFO: 0 };
     for (const scenario of existsSync(out) ? readdirSync(out) : []) {
       const file = join(out, scenario, 'checks.json');
@@ -59,9 +84,10 @@ try {
   }
 } finally {
   fixture.kill();
+  await kadu?.stop();
 }
 if (failed) {
   console.error('\nconformance: unexpected failures (see above; results in tools/conformance/results/)');
   process.exit(1);
 }
-console.log('\nconformance: every scenario outside the baselines passed');
+console.log('\nconformance: every scenario outside the baselines passed, against the fixture and against Kadu');
