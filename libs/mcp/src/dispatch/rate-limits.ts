@@ -74,9 +74,7 @@ export class RateLimits {
     } catch (error) {
       throw new RateLimitStoreUnavailable(String(error));
     }
-    // A window that has ended is no window, even if the in-memory limiter has not yet dropped it
-    // (its timer may fire after the deadline): otherwise the first request after it would be refused.
-    if (!res || res.msBeforeNext <= 0) return { allowed: true, limit: entry.budget.points, remaining: entry.budget.points, resetSec: entry.budget.durationSec };
+    if (!res) return { allowed: true, limit: entry.budget.points, remaining: entry.budget.points, resetSec: entry.budget.durationSec };
     return verdict(entry.budget, res, res.consumedPoints < entry.budget.points);
   }
 }
