@@ -160,6 +160,14 @@ create table file_uploads_used (
 );
 `,
   },
+  {
+    id: 2,
+    name: 'webhook delivery claims',
+    // Which replica holds the current attempt, until when: one attempt per scheduled attempt, whatever
+    // the number of replicas; a claim whose replica died lapses and the attempt is made again.
+    sql: `alter table webhook_deliveries add column claim_token text;
+alter table webhook_deliveries add column claimed_until timestamptz`,
+  },
 ];
 
 export async function migrate(db: Database): Promise<number> {

@@ -127,7 +127,8 @@ describe('dependency failures answer 503 with Retry-After and recover by themsel
     const target = new URL(REDIS_URL);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
-    const kadu = await startKadu({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_PREFIX: `kadu-fault-${Date.now()}:` });
+    // A short bound on Redis calls: each refused call below waits for it.
+    const kadu = await startKadu({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_PREFIX: `kadu-fault-${Date.now()}:`, KADU_DEPENDENCY_TIMEOUT_MS: '1500' });
     try {
       const token = await kadu.token();
       expect((await list(kadu, token)).status).toBe(200);

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
+import { s3Env } from './s3-server.js';
 
 export interface KaduTestApp {
   app: INestApplication;
@@ -21,12 +22,16 @@ export interface KaduTestApp {
 
 /**
  * The real Kadu app on its embedded defaults, in a fresh data folder. With KADU_TEST_DATABASE_URL
- * set (CI's second pass), the same tests run against PostgreSQL, each app in its own schema.
+ * set (CI's second pass), the same tests run against PostgreSQL, each app in its own schema; with
+ * KADU_TEST_S3_ENDPOINT and KADU_TEST_S3_BUCKET, files go to that bucket under a fresh prefix
+ * (a test that is about the local store passes S3_BUCKET: '').
  */
 export async function startKadu(env: Record<string, string> = {}): Promise<KaduTestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kadu-test-'));
   const pgUrl = process.env.KADU_TEST_DATABASE_URL;
   const redisUrl = process.env.KADU_TEST_REDIS_URL;
+  const s3Endpoint = process.env.KADU_TEST_S3_ENDPOINT;
+  const s3Bucket = process.env.KADU_TEST_S3_BUCKET;
   const schema = env.DATABASE_SCHEMA ?? (pgUrl ? `kadu_t_${randomBytes(6).toString('hex')}` : undefined);
   const config = loadConfig({
     PORT: '3000',
@@ -38,6 +43,7 @@ export async function startKadu(env: Record<string, string> = {}): Promise<KaduT
     KADU_RATE_FAILED_AUTH: '100000/60',
     ...(pgUrl ? { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema! } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_PREFIX: `kadu-test-${randomBytes(6).toString('hex')}:` } : {}),
+    ...(s3Endpoint && s3Bucket ? s3Env(s3Endpoint, s3Bucket, `t-${randomBytes(6).toString('hex')}/`) : {}),
     ...env,
   });
   const app = await createKaduApp(config, ['error']);
