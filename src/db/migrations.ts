@@ -170,12 +170,18 @@ alter table webhook_deliveries add column claimed_until timestamptz`,
   },
 ];
 
+/** Serializes schema changes across replicas starting together ("if not exists" alone races in PostgreSQL). */
+export const MIGRATION_LOCK = 727274;
+
 export async function migrate(db: Database): Promise<number> {
-  await db.query('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
+  await db.transaction(async (tx) => {
+    if (db.driver === 'postgres') await tx.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await tx.query('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
+  });
   let applied = 0;
   for (const migration of MIGRATIONS) {
     const done = await db.transaction(async (tx) => {
-      if (db.driver === 'postgres') await tx.query('select pg_advisory_xact_lock(727274)');
+      if (db.driver === 'postgres') await tx.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
       const exists = await tx.query('select 1 from schema_migrations where id = $1', [migration.id]);
       if (exists.length) return false;
       for (const statement of migration.sql.split(';').map((s) => s.trim()).filter(Boolean)) await tx.query(statement);

@@ -3,6 +3,7 @@ import { ApiError } from '../common/api-error.js';
 import { AvailabilityGate } from '../common/availability-gate.js';
 import type { Database, Queryable } from './database.js';
 import { asInputError } from './input-errors.js';
+import { MIGRATION_LOCK } from './migrations.js';
 
 // Codes and messages that say "the server cannot be reached", not "this SQL is wrong".
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
@@ -61,7 +62,13 @@ export class PostgresDatabase implements Database {
     // An idle client that errors (server restart, partition) must not crash the process.
     pool.on('error', () => undefined);
     const db = new PostgresDatabase(pool, options.timeoutMs);
-    if (options.schema) await db.query(`create schema if not exists ${options.schema}`);
+    if (options.schema) {
+      const schema = options.schema;
+      await db.transaction(async (tx) => {
+        await tx.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+        await tx.query(`create schema if not exists ${schema}`);
+      });
+    }
     return db;
   }
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { newId } from '../common/ids.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
@@ -93,6 +93,11 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         await this.fail(execution.id, 'cost_cap_reached', `The execution reached its cost cap of ${execution.cost_cap} units`);
       } else if (error instanceof AgentError) {
         await this.fail(execution.id, error.code, error.message);
+      } else if (error instanceof HttpException && error.getStatus() === 503) {
+        // The database, queue or file store went away mid-run. If even this cannot be written, the
+        // execution stays `running` and the sweep fails it once the database is back.
+        this.logger.warn(`execution ${execution.id} stopped: ${error.message}`);
+        await this.fail(execution.id, 'dependency_unavailable', 'A service the execution needs could not be reached; run the task again');
       } else {
         this.logger.error(`execution ${execution.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         await this.fail(execution.id, 'internal_error', 'The execution failed unexpectedly');

@@ -52,7 +52,7 @@ export class RemoteClient {
     for (;;) {
       const res = await this.rest('get', `/api/v1/executions/${id}`);
       if (res.status === 200 && done(res.body.data)) return res.body.data;
-      if (Date.now() > deadline) throw new Error(`execution ${id} still ${res.body?.data?.status ?? res.status}`);
+      if (Date.now() > deadline) throw new Error(`execution ${id} still ${res.body?.data?.status ?? `${res.status} ${JSON.stringify(res.body)}`}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -60,7 +60,8 @@ export class Replica {
   start(env: Record<string, string>): void {
     const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer): void => {
-      this.logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      // Nest's start-up route listing is noise next to what a failing test needs to see.
+      this.logs.push(...chunk.toString('utf8').split('\n').filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)));
       if (this.logs.length > 400) this.logs.splice(0, this.logs.length - 400);
     };
     child.stdout.on('data', keep);
@@ -117,6 +118,7 @@ export class ReplicaSet {
   readonly replicas: Replica[] = [];
   private readonly env: Record<string, string>;
   private readonly folders: string[] = [];
+  private started = 0;
 
   private constructor(
     private readonly options: ReplicaSetOptions,
@@ -164,7 +166,8 @@ export class ReplicaSet {
   async add(env: Record<string, string> = {}): Promise<Replica> {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-replica-'));
     this.folders.push(dataDir);
-    const replica = new Replica(`r${this.replicas.length + 1}`, await freePort(), dataDir);
+    const name = `r${++this.started}`;
+    const replica = new Replica(name, await freePort(), dataDir);
     this.replicas.push(replica);
     replica.start({ ...this.env, ...env, PORT: String(replica.port), DATA_DIR: dataDir });
     await replica.ready();

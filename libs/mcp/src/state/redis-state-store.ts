@@ -48,20 +48,27 @@ export class RedisStateStore implements McpStateStore {
     }
   }
 
-  /** Commands are not queued while disconnected; wait (until the deadline) for a connection instead. */
+  /**
+   * Commands are not queued while disconnected. A connection being made is waited for (until the
+   * deadline); one that just failed (the client waits to retry) or fails meanwhile is an answer.
+   */
   private async ready(deadline: number): Promise<Redis> {
     if (this.redis.status === 'ready') return this.redis;
+    if (this.redis.status === 'reconnecting') throw new StateStoreUnavailable('Redis is not reachable');
     if (this.redis.status === 'end' || this.redis.status === 'close') this.redis.connect().catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => done(new StateStoreUnavailable('Redis is not reachable')), Math.max(0, deadline - Date.now()));
       const onReady = (): void => done();
+      const onFailure = (): void => done(new StateStoreUnavailable('Redis is not reachable'));
       const done = (error?: Error): void => {
         clearTimeout(timer);
         this.redis.off('ready', onReady);
+        this.redis.off('close', onFailure);
         if (error) reject(error);
         else resolve();
       };
       this.redis.once('ready', onReady);
+      this.redis.once('close', onFailure);
     });
     return this.redis;
   }
