@@ -3,7 +3,7 @@ import { ApiError } from '../common/api-error.js';
 import { AvailabilityGate } from '../common/availability-gate.js';
 import type { Database, Queryable } from './database.js';
 import { asInputError } from './input-errors.js';
-import { MIGRATION_LOCK } from './migrations.js';
+import { MIGRATION_LOCK, MIGRATION_TIMEOUT_MS } from './migrations.js';
 
 // Codes and messages that say "the server cannot be reached", not "this SQL is wrong".
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
@@ -64,10 +64,13 @@ export class PostgresDatabase implements Database {
     const db = new PostgresDatabase(pool, options.timeoutMs);
     if (options.schema) {
       const schema = options.schema;
-      await db.transaction(async (tx) => {
-        await tx.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-        await tx.query(`create schema if not exists ${schema}`);
-      });
+      await db.transaction(
+        async (tx) => {
+          await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
+          await tx.query(`create schema if not exists ${schema}`);
+        },
+        { timeoutMs: MIGRATION_TIMEOUT_MS },
+      );
     }
     return db;
   }
@@ -76,9 +79,10 @@ export class PostgresDatabase implements Database {
     return this.withClient(async (run) => run<T>(sql, params));
   }
 
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options: { timeoutMs?: number } = {}): Promise<T> {
     return this.withClient(async (run) => {
       await run('begin');
+      if (options.timeoutMs) await run(`set local statement_timeout = ${Math.floor(options.timeoutMs)}`);
       try {
         const result = await work({ query: run });
         await run('commit');
@@ -87,7 +91,7 @@ export class PostgresDatabase implements Database {
         await run('rollback').catch(() => undefined);
         throw error;
       }
-    });
+    }, false, options.timeoutMs);
   }
 
   async ping(): Promise<void> {
@@ -108,7 +112,11 @@ export class PostgresDatabase implements Database {
    * Runs `work` on one pooled connection. The first statement shares the call's budget with the
    * connection acquire (one call, one timeout); later statements of a transaction get their own.
    */
-  private async withClient<T>(work: (run: <R>(sql: string, params?: readonly unknown[]) => Promise<R[]>) => Promise<T>, probing = false): Promise<T> {
+  private async withClient<T>(
+    work: (run: <R>(sql: string, params?: readonly unknown[]) => Promise<R[]>) => Promise<T>,
+    probing = false,
+    statementMs = this.timeoutMs,
+  ): Promise<T> {
     if (this.gate.isDown && !probing) throw unavailable();
     const started = Date.now();
     let client: pg.PoolClient;
@@ -124,7 +132,7 @@ export class PostgresDatabase implements Database {
     let first = true;
     const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
       if (broken) throw broken;
-      const budget = first ? Math.max(1, this.timeoutMs - (Date.now() - started)) : this.timeoutMs;
+      const budget = first ? Math.max(1, this.timeoutMs - (Date.now() - started)) : statementMs;
       first = false;
       try {
         return (await bounded(client.query(sql, params as unknown[]), budget)).rows as R[];

@@ -32,7 +32,7 @@ async function runsStarted(): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < 2; i++) {
     const run = await d.client.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { i } });
-    expect(run.status).toBe(202);
+    expect(run.status, JSON.stringify(run.body)).toBe(202);
     ids.push(run.body.data.id);
   }
   for (const id of ids) await d.client.waitForExecution(id, (e) => e.status === 'running');
@@ -49,6 +49,10 @@ async function expectNothingLeftBehind(ids: string[]): Promise<void> {
     else expect(execution.status).toBe('succeeded');
   }
   expect(d.set.replicas.every((r) => r.alive)).toBe(true);
+  // And the whole path works again: a new run is queued, taken by a worker and finished.
+  const after = await d.client.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { after: true } });
+  expect(after.status).toBe(202);
+  expect(await d.client.waitForExecution(after.body.data.id)).toMatchObject({ status: 'succeeded', output: { after: true } });
 }
 
 it('refused (closed port): 503 within the bound, recovery without restart', async () => {
