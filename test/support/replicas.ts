@@ -158,7 +158,13 @@ export class ReplicaSet {
     set.folders.push(keyDir);
     await set.balancer.start();
     set.env.PUBLIC_BASE_URL = set.balancer.url;
-    await Promise.all(Array.from({ length: options.count }, () => set.add()));
+    try {
+      await Promise.all(Array.from({ length: options.count }, () => set.add()));
+    } catch (error) {
+      // No process outlives a failed start.
+      await set.stop().catch(() => undefined);
+      throw error;
+    }
     return set;
   }
 
