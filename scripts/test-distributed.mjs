@@ -1,8 +1,13 @@
-// Second test pass: the distributed topology — the Kadu domain and wire tests against a real
-// PostgreSQL (data) and Redis (MCP state store and execution queue). When a service is unreachable
+// Second test pass: the distributed topology. First the Kadu domain and wire tests against a real
+// PostgreSQL (data), Redis (MCP state store, execution queue) and an S3-compatible server (files),
+// then the multi-replica suite (three app processes behind a balancer). When a service is unreachable
 // it fails in CI (CI set: .ci/run starts both first) and, outside CI, skips the pass saying why.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from '@20minutes/s3rver';
 import pg from 'pg';
 
 const pgUrl = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -41,9 +46,35 @@ const redisUp = await new Promise((resolve) => {
 });
 if (!redisUp) skipOrFail(`Redis at ${hide(redisUrl)} is unreachable`);
 
-console.log(`test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)} and Redis ${hide(redisUrl)}`);
-const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/kadu', 'test/e2e'], {
-  stdio: 'inherit',
-  env: { ...process.env, KADU_TEST_TOPOLOGY: 'distributed', KADU_TEST_DATABASE_URL: pgUrl, KADU_TEST_REDIS_URL: redisUrl },
-});
-process.exit(run.status ?? 1);
+// The object store: a local S3-compatible server on an ephemeral port, served by this process
+// (so the test runs below are spawned asynchronously), with the bucket the tests share.
+const s3Dir = mkdtempSync(join(tmpdir(), 'kadu-s3-pass-'));
+const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Dir, silent: true, configureBuckets: [{ name: 'kadu-distributed' }] });
+const s3Endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
+
+const env = {
+  ...process.env,
+  KADU_TEST_TOPOLOGY: 'distributed',
+  KADU_TEST_DATABASE_URL: pgUrl,
+  KADU_TEST_REDIS_URL: redisUrl,
+  KADU_TEST_S3_ENDPOINT: s3Endpoint,
+  KADU_TEST_S3_BUCKET: 'kadu-distributed',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
+const vitest = (args) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], { stdio: 'inherit', env });
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+
+let status = 0;
+try {
+  console.log(`test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`);
+  status = await vitest(['test/kadu', 'test/e2e']);
+  console.log('test:distributed: three replicas behind a balancer (test/replicas)');
+  status = (await vitest(['--config', 'vitest.replicas.config.mts'])) || status;
+} finally {
+  await s3.close();
+  rmSync(s3Dir, { recursive: true, force: true });
+}
+process.exit(status);

@@ -34,7 +34,7 @@ export class TokenVerifier implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     if (this.config.devTokens) {
-      const key = await loadOrCreateDevKey(this.config.dataDir);
+      const key = await loadOrCreateDevKey(this.config);
       this.publicJwks = { keys: [key.publicJwk] };
       this.keys = createLocalJWKSet(this.publicJwks as Parameters<typeof createLocalJWKSet>[0]) as KeySet;
     } else {

@@ -43,6 +43,33 @@ export interface AppConfig {
   readonly queueLockMs: number;
   /** PostgreSQL schema (DATABASE_SCHEMA) when DATABASE_URL is set. */
   readonly databaseSchema?: string;
+  /**
+   * Bound on every call to PostgreSQL (connection acquire + query), Redis and the object store
+   * (KADU_DEPENDENCY_TIMEOUT_MS): past it the call fails and the request answers 503.
+   */
+  readonly dependencyTimeoutMs: number;
+  /** How often every replica looks for executions orphaned by a dead worker or an outage (KADU_SWEEP_INTERVAL_MS). */
+  readonly sweepIntervalMs: number;
+  /** The development signing key given explicitly (DEV_SIGNING_KEY: a private JWK), shared by replicas. */
+  readonly devSigningKey?: string;
+  /** A file holding that key (DEV_SIGNING_KEY_FILE), e.g. on a volume every replica mounts. */
+  readonly devSigningKeyFile?: string;
+  /** Files in an S3-compatible bucket (S3_BUCKET set) instead of the data folder. */
+  readonly s3?: S3Config;
+}
+
+export interface S3Config {
+  readonly bucket: string;
+  /** Absent: AWS S3 in `region`. */
+  readonly endpoint?: string;
+  /** The endpoint written into presigned URLs, when clients reach the store by another address. */
+  readonly publicEndpoint?: string;
+  readonly region: string;
+  /** Absent: the SDK's default credential chain (AWS_* variables, instance role…). */
+  readonly credentials?: { accessKeyId: string; secretAccessKey: string };
+  readonly forcePathStyle: boolean;
+  /** Key prefix inside the bucket (S3_PREFIX), so deployments can share a bucket. */
+  readonly prefix: string;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -92,8 +119,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       failedAuth: budget(env.KADU_RATE_FAILED_AUTH, '20/300'),
     },
     queueMaxDepth: number(env.KADU_QUEUE_MAX_DEPTH, 1000),
-    queueLockMs: number(env.KADU_QUEUE_LOCK_MS, 30_000),
+    queueLockMs: positive(env.KADU_QUEUE_LOCK_MS, 10_000, 'KADU_QUEUE_LOCK_MS'),
+    dependencyTimeoutMs: positive(env.KADU_DEPENDENCY_TIMEOUT_MS, 3_000, 'KADU_DEPENDENCY_TIMEOUT_MS'),
+    sweepIntervalMs: positive(env.KADU_SWEEP_INTERVAL_MS, 5_000, 'KADU_SWEEP_INTERVAL_MS'),
+    devSigningKey: env.DEV_SIGNING_KEY || undefined,
+    devSigningKeyFile: env.DEV_SIGNING_KEY_FILE ? resolve(env.DEV_SIGNING_KEY_FILE) : undefined,
+    s3: s3Config(env),
   };
+}
+
+function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
+  if (!env.S3_BUCKET) return undefined;
+  for (const name of ['S3_ENDPOINT', 'S3_PUBLIC_ENDPOINT'] as const) if (env[name]) new URL(env[name]); // fail fast on a malformed value
+  const accessKeyId = env.S3_ACCESS_KEY_ID;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  return {
+    bucket: env.S3_BUCKET,
+    endpoint: env.S3_ENDPOINT || undefined,
+    publicEndpoint: env.S3_PUBLIC_ENDPOINT || undefined,
+    region: env.S3_REGION || 'us-east-1',
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
+    prefix: env.S3_PREFIX ?? '',
+  };
+}
+
+function positive(value: string | undefined, fallback: number, name: string): number {
+  const n = number(value, fallback);
+  if (n < 1) throw new Error(`${name} must be at least 1 (milliseconds), got '${value}'`);
+  return n;
 }
 
 function number(value: string | undefined, fallback: number): number {

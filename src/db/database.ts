@@ -4,8 +4,12 @@ export interface Queryable {
 }
 
 export interface Database extends Queryable {
-  /** Runs `work` in one transaction: all its writes land together or not at all. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction: all its writes land together or not at all. Each statement is
+   * bounded by the driver's timeout, or by `timeoutMs` (schema changes, which may wait for another
+   * replica's).
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: { timeoutMs?: number }): Promise<T>;
   /** Cheap liveness probe. */
   ping(): Promise<void>;
   close(): Promise<void>;

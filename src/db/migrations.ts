@@ -160,20 +160,42 @@ create table file_uploads_used (
 );
 `,
   },
+  {
+    id: 2,
+    name: 'webhook delivery claims',
+    // Which replica holds the current attempt, until when: one attempt per scheduled attempt, whatever
+    // the number of replicas; a claim whose replica died lapses and the attempt is made again.
+    sql: `alter table webhook_deliveries add column claim_token text;
+alter table webhook_deliveries add column claimed_until timestamptz`,
+  },
 ];
 
+/**
+ * Serializes schema changes of one schema across replicas starting together ("if not exists"
+ * alone races in PostgreSQL); the second key is the schema's, so deployments do not wait for each other.
+ */
+export const MIGRATION_LOCK = 727274;
+/** Schema changes may wait for another replica's: they get longer than a request's bound. */
+export const MIGRATION_TIMEOUT_MS = 60_000;
+
+const LOCK_SCHEMA = `select pg_advisory_xact_lock(${MIGRATION_LOCK}, hashtext(coalesce(current_schema(), '')))`;
+
 export async function migrate(db: Database): Promise<number> {
-  await db.query('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
+  const options = { timeoutMs: MIGRATION_TIMEOUT_MS };
+  await db.transaction(async (tx) => {
+    if (db.driver === 'postgres') await tx.query(LOCK_SCHEMA);
+    await tx.query('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
+  }, options);
   let applied = 0;
   for (const migration of MIGRATIONS) {
     const done = await db.transaction(async (tx) => {
-      if (db.driver === 'postgres') await tx.query('select pg_advisory_xact_lock(727274)');
+      if (db.driver === 'postgres') await tx.query(LOCK_SCHEMA);
       const exists = await tx.query('select 1 from schema_migrations where id = $1', [migration.id]);
       if (exists.length) return false;
       for (const statement of migration.sql.split(';').map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
       await tx.query('insert into schema_migrations (id, name) values ($1, $2)', [migration.id, migration.name]);
       return true;
-    });
+    }, options);
     if (done) applied++;
   }
   return applied;

@@ -18,7 +18,12 @@ export interface BullQueueOptions {
    * loses its jobs after this; another replica's worker then receives them as redelivered.
    */
   lockMs: number;
+  /** Bound on every command of the queue's own connection (enqueue, depth, hold checks). */
+  timeoutMs: number;
 }
+
+// Job states in which the queue still holds the work (waiting for, or in the hands of, a worker).
+const HELD_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /**
  * The distributed execution queue (spec README, "Distributed"): BullMQ on Redis. Every replica
@@ -27,8 +32,9 @@ export interface BullQueueOptions {
  */
 export class BullExecutionQueue implements ExecutionQueue {
   private readonly logger = new Logger('ExecutionQueue');
-  // While Redis is away a command waits for one reconnection attempt, then fails: callers answer
-  // 503, never hang. (The offline queue stays on: BullMQ sends commands as soon as it is built.)
+  // While Redis is away a command waits for one reconnection attempt, at most the bound, then fails:
+  // callers answer 503, never hang. A connection that stops answering (partition) is dropped after
+  // the bound and made again. (The offline queue stays on: BullMQ sends commands as soon as it is built.)
   private readonly client: Redis;
   private readonly queue: Queue<RunJob>;
   private worker?: Worker<RunJob>;
@@ -36,19 +42,31 @@ export class BullExecutionQueue implements ExecutionQueue {
   private lastError = 0;
 
   constructor(private readonly options: BullQueueOptions) {
-    this.client = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    const bound = options.timeoutMs;
+    const retryStrategy = (attempt: number): number => Math.min(attempt * 100, 1000);
+    this.client = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: bound, commandTimeout: bound, socketTimeout: bound, retryStrategy });
     this.client.on('error', (error) => this.warn('queue connection', error));
     this.queue = new Queue<RunJob>(QUEUE_NAME, { connection: this.client, prefix: options.prefix, skipWaitingForReady: true });
     this.queue.on('error', (error) => this.warn('queue', error));
   }
 
+  /** One job per execution, named by its id: queuing it again while it waits or runs changes nothing. */
   async enqueue(executionId: string): Promise<void> {
-    await this.queue.add('run', { executionId }, { removeOnComplete: true, removeOnFail: 100 });
+    await this.bounded(this.queue.add('run', { executionId }, { jobId: executionId, removeOnComplete: true, removeOnFail: true }));
+  }
+
+  async ensureQueued(executionId: string): Promise<boolean> {
+    const state = await this.bounded(this.queue.getJobState(executionId));
+    if (HELD_STATES.has(state)) return false;
+    // A finished job that was kept would swallow the new one (same id): remove it first.
+    if (state !== 'unknown') await this.bounded(this.queue.remove(executionId));
+    await this.enqueue(executionId);
+    return true;
   }
 
   start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void> {
     // The worker blocks on Redis, so it has its own connection, which BullMQ wants without a retry cap.
-    const connection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null });
+    const connection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 100, 1000) });
     connection.on('error', (error) => this.warn('worker connection', error));
     this.workerClient = connection;
     this.worker = new Worker<RunJob>(
@@ -77,13 +95,24 @@ export class BullExecutionQueue implements ExecutionQueue {
   }
 
   depth(): Promise<number> {
-    return this.queue.getWaitingCount();
+    return this.bounded(this.queue.getWaitingCount());
   }
 
+  /**
+   * Held = a live worker's lock on the execution's job exists. The lock is renewed while its worker
+   * lives and lapses `lockMs` after it dies (BullMQ's own key, `<queue key>:<job id>:lock`).
+   */
   async isHeld(executionId: string): Promise<boolean> {
-    // Active jobs are few (the sum of the replicas' concurrency): a scan is cheap, and only done at start.
-    const active = await this.queue.getActive();
-    return active.some((job) => job.data.executionId === executionId);
+    return (await this.bounded(this.client.exists(`${this.queue.toKey(executionId)}:lock`))) === 1;
+  }
+
+  private bounded<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expiry = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the queue did not answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+    });
+    promise.catch(() => undefined); // it may still settle after the bound
+    return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
   }
 
   private warn(what: string, error: Error): void {

@@ -21,8 +21,10 @@ export interface ExecutionQueue {
   stop(): Promise<void>;
   /** Executions waiting for a worker (all replicas). Rejects when the queue cannot be reached. */
   depth(): Promise<number>;
-  /** Whether a live worker (of any replica) still holds this execution. */
+  /** Whether a live worker (of any replica) still holds this execution. Rejects when the queue cannot be reached. */
   isHeld(executionId: string): Promise<boolean>;
+  /** Queues the execution unless the queue already holds it (waiting or running); true when it had to. */
+  ensureQueued(executionId: string): Promise<boolean>;
 }
 
 export const EXECUTION_QUEUE = Symbol('EXECUTION_QUEUE');
@@ -62,6 +64,12 @@ export class InMemoryExecutionQueue implements ExecutionQueue {
   /** One process: only what this process is running is held (nothing, before `start`). */
   isHeld(executionId: string): Promise<boolean> {
     return Promise.resolve(this.running.has(executionId));
+  }
+
+  async ensureQueued(executionId: string): Promise<boolean> {
+    if (this.running.has(executionId) || this.waiting.includes(executionId)) return false;
+    await this.enqueue(executionId);
+    return true;
   }
 
   private pump(): void {

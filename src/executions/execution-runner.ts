@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
 import { newId } from '../common/ids.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
-import { FileStorage } from '../files/file-storage.js';
+import { FILE_STORE, FileGone, type FileStore } from '../files/file-store.js';
 import { FilesService } from '../files/files.service.js';
 import type { FileRow } from '../files/file.view.js';
 import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
+import { ExecutionSweeper } from './execution-sweeper.js';
 import { type ExecutionRow } from './execution.view.js';
 import { type Agent, type AgentContext, AgentError } from './kinds/agent.js';
 import { CsvSummaryAgent } from './kinds/csv-summary.agent.js';
@@ -19,13 +20,12 @@ class Canceled extends Error {}
 /** The execution is no longer this worker's (failed as lost and taken over): stop without writing. */
 class NoLongerHeld extends Error {}
 
-const WORKER_LOST = '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
-
 /**
  * The worker: takes queued executions, runs their task kind step by step (recording steps and
  * cost, stopping at the cost cap, honouring cancel), and announces the outcome to the task's
- * webhooks. Work whose worker was lost is failed explicitly — never left `running` forever: at
- * start, what no live worker holds; later, what the queue hands out again after a worker died.
+ * webhooks. Work whose worker was lost is failed explicitly — never left `running` forever: the
+ * sweep (at start, then periodically) fails what no live worker holds, and the queue hands out again
+ * the work of a worker that died, which is then failed here.
  */
 @Injectable()
 export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -41,43 +41,23 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EXECUTION_QUEUE) private readonly queue: ExecutionQueue,
     private readonly files: FilesService,
-    private readonly storage: FileStorage,
+    @Inject(FILE_STORE) private readonly store: FileStore,
     private readonly events: WebhookEvents,
+    private readonly sweeper: ExecutionSweeper,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.recover();
+    // Before taking work: what a stopped process left behind is failed or queued again.
+    await this.sweeper.sweep();
     // Concurrency 0: a replica that only queues; the other replicas' workers run its executions.
     if (this.config.executionConcurrency > 0) {
       await this.queue.start((run) => this.process(run.executionId, run.redelivered), this.config.executionConcurrency);
     }
+    this.sweeper.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.queue.stop();
-  }
-
-  async recover(): Promise<void> {
-    const running = await this.db.query<{ id: string }>(`select id from executions where status = 'running' order by id`);
-    let lost = 0;
-    for (const { id } of running) {
-      // With a shared queue another replica may be running it right now; only orphans are failed.
-      if (!(await this.queue.isHeld(id)) && (await this.failLost(id))) lost++;
-    }
-    const queued = await this.db.query<{ id: string }>(`select id from executions where status = 'queued' order by id`);
-    for (const { id } of queued) await this.queue.enqueue(id);
-    if (lost || queued.length) this.logger.log(`recovered: ${queued.length} queued again, ${lost} failed (worker lost)`);
-  }
-
-  /** Fails a `running` execution whose worker is gone; false when it was no longer running. */
-  private async failLost(id: string): Promise<boolean> {
-    const [row] = await this.db.query<ExecutionRow>(
-      `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb
-        where id = $1 and status = 'running' returning *`,
-      [id, WORKER_LOST],
-    );
-    if (row) await this.events.emit(row, 'execution.failed');
-    return Boolean(row);
   }
 
   async process(executionId: string, redelivered = false): Promise<void> {
@@ -88,7 +68,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     );
     if (!execution) {
       // Handed out again after its worker died mid-run: fail it explicitly (kadu.md, "Executions").
-      if (redelivered && (await this.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
+      if (redelivered && (await this.sweeper.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
       return;
     }
     const [task] = await this.db.query<{ kind: string }>('select kind from tasks where id = $1', [execution.task_id]);
@@ -113,6 +93,11 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         await this.fail(execution.id, 'cost_cap_reached', `The execution reached its cost cap of ${execution.cost_cap} units`);
       } else if (error instanceof AgentError) {
         await this.fail(execution.id, error.code, error.message);
+      } else if (error instanceof HttpException && error.getStatus() === 503) {
+        // The database, queue or file store went away mid-run. If even this cannot be written, the
+        // execution stays `running` and the sweep fails it once the database is back.
+        this.logger.warn(`execution ${execution.id} stopped: ${error.message}`);
+        await this.fail(execution.id, 'dependency_unavailable', 'A service the execution needs could not be reached; run the task again');
       } else {
         this.logger.error(`execution ${execution.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         await this.fail(execution.id, 'internal_error', 'The execution failed unexpectedly');
@@ -163,7 +148,12 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
           [fileId, execution.org_id],
         );
         if (!file) throw new AgentError('input_file_not_found', `Input file ${fileId} is missing or not ready`);
-        return { name: file.name, contentType: file.content_type, bytes: await this.storage.read(execution.org_id, file.id) };
+        try {
+          return { name: file.name, contentType: file.content_type, bytes: await this.store.read(execution.org_id, file.id) };
+        } catch (error) {
+          if (error instanceof FileGone) throw new AgentError('input_file_unavailable', `The bytes of input file ${fileId} are no longer available`);
+          throw error;
+        }
       },
       writeFile: async (name, contentType, bytes) => (await this.files.createOutput(execution.org_id, name, contentType, bytes)).id,
     };

@@ -265,8 +265,8 @@ export class ExecutionsService {
 
   /**
    * Queues stored work. When the queue cannot take it, a new run is marked failed (the caller hears
-   * 503 and may retry: nothing runs twice); a continued one stays `queued` and is queued again when
-   * a replica starts.
+   * 503 and may retry: nothing runs twice); a continued one stays `queued` and the sweep queues it
+   * again once the queue is back.
    */
   private async enqueue(executionId: string, isNewRun = false): Promise<void> {
     try {
@@ -274,10 +274,12 @@ export class ExecutionsService {
     } catch (error) {
       this.logger.warn(`execution ${executionId} is stored but could not be queued: ${String(error)}`);
       if (isNewRun) {
-        await this.db.query(
-          `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb where id = $1 and status = 'queued'`,
+        const failed = await this.db.query(
+          `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb where id = $1 and status = 'queued' returning id`,
           [executionId, JSON.stringify({ code: 'queue_unavailable', message: 'The execution queue could not be reached; run the task again' })],
         );
+        // Another replica's sweep queued it meanwhile and a worker took it: it runs, so the run stands.
+        if (!failed.length) return;
       }
       throw queueUnavailable();
     }

@@ -1,29 +1,41 @@
-import { Controller, Get, HttpCode, Inject, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { pipeline } from 'node:stream/promises';
+import { Controller, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
 import { isId } from '../common/ids.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
-import { FileStorage, FileTooLargeError } from './file-storage.js';
+import { FILE_STORE, FileGone, fileGoneError, type FileStore, FileTooLargeError } from './file-store.js';
 import type { FileRow } from './file.view.js';
+import { LocalFileStore } from './local-file-store.js';
 import { UrlSigner, type SignedPurpose } from './url-signer.js';
 
 /**
- * The presigned URLs themselves. The signature is the credential: it names one object, one action
- * and an expiry. An upload URL works once; a tampered or expired URL is refused.
+ * The embedded topology's presigned URLs themselves (with an object store, clients use the
+ * bucket's URLs and these routes answer 404). The signature is the credential: it names one
+ * object, one action and an expiry. An upload URL works once; a tampered or expired URL is
+ * refused; a file whose bytes are gone answers 410, never a broken stream.
  */
 @Controller('api/v1')
 export class FileTransferController {
+  private readonly logger = new Logger('Files');
+
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly signer: UrlSigner,
-    private readonly storage: FileStorage,
+    @Inject(FILE_STORE) private readonly store: FileStore,
   ) {}
+
+  private get local(): LocalFileStore {
+    if (!(this.store instanceof LocalFileStore)) throw ApiError.notFound('route');
+    return this.store;
+  }
 
   @Put('uploads/:id')
   @HttpCode(204)
   async upload(@Param('id') id: string, @Query() query: Record<string, unknown>, @Req() req: Request): Promise<void> {
+    const storage = this.local;
     const orgId = this.verify('upload', id, query);
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.config.maxFileBytes) throw tooLarge(this.config.maxFileBytes);
@@ -39,7 +51,7 @@ export class FileTransferController {
       throw new ApiError(409, 'upload_url_used', 'Upload URL already used', 'This upload URL was already used; create a new file');
     }
     try {
-      await this.storage.writeStream(orgId, id, req, this.config.maxFileBytes);
+      await storage.writeStream(orgId, id, req, this.config.maxFileBytes);
     } catch (error) {
       await this.db.query('update files set uploaded_at = null where id = $1', [id]);
       if (error instanceof FileTooLargeError) throw tooLarge(this.config.maxFileBytes);
@@ -49,18 +61,36 @@ export class FileTransferController {
 
   @Get('downloads/:id')
   async download(@Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const storage = this.local;
     const orgId = this.verify('download', id, query);
     const [file] = await this.db.query<FileRow>(
       `select * from files where id = $1 and org_id = $2 and deleted_at is null and status = 'ready'`,
       [id, orgId],
     );
     if (!file) throw ApiError.notFound('file');
+    let opened: Awaited<ReturnType<LocalFileStore['open']>>;
+    try {
+      opened = await storage.open(orgId, id);
+    } catch (error) {
+      throw error instanceof FileGone ? fileGoneError() : error;
+    }
+    if (opened.size !== Number(file.size)) {
+      // Damaged bytes are as good as gone: never serve what the record does not describe.
+      opened.stream.destroy();
+      throw fileGoneError();
+    }
     res.setHeader('Content-Type', file.content_type);
     res.setHeader('Content-Length', String(file.size));
     res.setHeader('Content-Disposition', `attachment; filename="${file.name.replace(/["\\]/g, '_')}"`);
     res.setHeader('Cache-Control', 'private, no-store');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    this.storage.stream(orgId, id).pipe(res);
+    try {
+      await pipeline(opened.stream, res);
+    } catch (error) {
+      // Headers are sent: the only honest answer left is to cut the response short.
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.warn(`download of file ${id} stopped: ${(error as Error).message}`);
+      res.destroy();
+    }
   }
 
   private verify(purpose: SignedPurpose, id: string, query: Record<string, unknown>): string {

@@ -13,9 +13,8 @@ import { DATABASE, type Database } from '../db/database.js';
 import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
 import { CreateFileDto, ListFilesQueryDto } from './file.dto.js';
-import { FileStorage } from './file-storage.js';
+import { FILE_STORE, FileGone, fileGoneError, type FileStore, type StoredFile } from './file-store.js';
 import { type FileRow, fileView, type FileView } from './file.view.js';
-import { UrlSigner } from './url-signer.js';
 
 /** Files travel by presigned URL, never through the API body or a tool (kadu.md). */
 @Injectable()
@@ -26,8 +25,7 @@ export class FilesService {
     private readonly orgs: OrgContextService,
     private readonly idempotency: IdempotencyService,
     private readonly paginator: Paginator,
-    private readonly signer: UrlSigner,
-    private readonly storage: FileStorage,
+    @Inject(FILE_STORE) private readonly store: FileStore,
   ) {}
 
   @McpTool({
@@ -57,7 +55,7 @@ export class FilesService {
       return {
         data: {
           file: fileView(row!),
-          upload_url: `${this.config.publicBaseUrl}/api/v1/uploads/${row!.id}?${this.signer.sign('upload', ctx.orgId, row!.id, expires)}`,
+          upload_url: await this.store.uploadUrl(stored(row!), expires),
           upload_expires_at: expires.toISOString(),
         },
       };
@@ -81,15 +79,22 @@ export class FilesService {
       const file = await this.load(ctx.orgId, fileId);
       if (file.status === 'ready') return { data: fileView(file) };
       if (file.status === 'rejected') throw new ApiError(409, 'invalid_state', 'Invalid state', 'This file was rejected; create a new one');
-      const stored = await this.storage.measure(ctx.orgId, file.id);
-      if (!stored) throw new ApiError(409, 'upload_missing', 'Upload missing', 'Nothing was uploaded to the upload_url yet');
-      const matches = stored.size === Number(file.size) && stored.sha256 === file.sha256;
+      const uploaded = await this.store.measureUpload(ctx.orgId, file.id);
+      if (!uploaded) throw uploadMissing();
+      const matches = uploaded.size === Number(file.size) && uploaded.sha256 === file.sha256;
+      if (matches) {
+        try {
+          await this.store.commitUpload(ctx.orgId, file.id);
+        } catch (error) {
+          throw error instanceof FileGone ? uploadMissing() : error;
+        }
+      }
       const [row] = await this.db.query<FileRow>(
         `update files set status = $3, updated_at = now() where id = $1 and org_id = $2 returning *`,
         [file.id, ctx.orgId, matches ? 'ready' : 'rejected'],
       );
       if (!matches) {
-        throw new ApiError(422, 'file_mismatch', 'File mismatch', `Uploaded ${stored.size} bytes with sha256 ${stored.sha256}; declared ${file.size} bytes with sha256 ${file.sha256}`);
+        throw new ApiError(422, 'file_mismatch', 'File mismatch', `Uploaded ${uploaded.size} bytes with sha256 ${uploaded.sha256}; declared ${file.size} bytes with sha256 ${file.sha256}`);
       }
       return { data: fileView(row!) };
     });
@@ -134,7 +139,7 @@ export class FilesService {
   @McpTool({
     name: 'kadu_files_download',
     title: 'Get a download URL',
-    description: 'Returns a short-lived URL to download a ready file. The bytes never pass through this tool.',
+    description: 'Returns a short-lived URL to download a ready file. The bytes never pass through this tool. A file whose bytes are gone answers file_gone.',
     annotations: hints('read', true),
     ...PERMISSIONS.filesRead,
   })
@@ -143,12 +148,13 @@ export class FilesService {
     const file = await this.load(ctx.orgId, fileId);
     if (file.status !== 'ready') throw new ApiError(409, 'invalid_state', 'Invalid state', 'Only ready files can be downloaded');
     const expires = new Date(Date.now() + this.config.downloadUrlTtlSeconds * 1000);
-    return {
-      data: {
-        url: `${this.config.publicBaseUrl}/api/v1/downloads/${file.id}?${this.signer.sign('download', ctx.orgId, file.id, expires)}`,
-        expires_at: expires.toISOString(),
-      },
-    };
+    let url: string;
+    try {
+      url = await this.store.downloadUrl(stored(file), expires);
+    } catch (error) {
+      throw error instanceof FileGone ? fileGoneError() : error;
+    }
+    return { data: { url, expires_at: expires.toISOString() } };
   }
 
   @McpTool({ name: 'kadu_files_delete', title: 'Delete a file', description: 'Deletes a file: it can no longer be used as an execution input or downloaded.', annotations: hints('destructive', true), ...PERMISSIONS.filesWrite, preflight: 'get' })
@@ -174,7 +180,7 @@ export class FilesService {
   /** An output file written by an execution: stored, measured and ready at once. */
   async createOutput(orgId: string, name: string, contentType: string, bytes: Buffer): Promise<FileRow> {
     const id = newId();
-    await this.storage.write(orgId, id, bytes);
+    await this.store.write(orgId, id, contentType, bytes);
     const [row] = await this.db.query<FileRow>(
       `insert into files (id, org_id, name, content_type, size, sha256, status, purpose, uploaded_at)
        values ($1, $2, $3, $4, $5, $6, 'ready', 'output', now()) returning *`,
@@ -182,4 +188,12 @@ export class FilesService {
     );
     return row!;
   }
+}
+
+function stored(row: FileRow): StoredFile {
+  return { orgId: row.org_id, id: row.id, name: row.name, contentType: row.content_type, size: Number(row.size) };
+}
+
+function uploadMissing(): ApiError {
+  return new ApiError(409, 'upload_missing', 'Upload missing', 'Nothing was uploaded to the upload_url yet');
 }

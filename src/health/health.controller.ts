@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { MCP_STATE_STORE, type McpStateStore } from '@app/mcp';
 import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
 
 const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
@@ -16,6 +17,7 @@ export class HealthController {
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(MCP_STATE_STORE) private readonly store: McpStateStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('live')
@@ -26,7 +28,7 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
-    const check = async (ping: () => Promise<void>) => within(ping(), 2000).then(() => 'up' as const, () => 'down' as const);
+    const check = async (ping: () => Promise<void>) => within(ping(), this.config.dependencyTimeoutMs).then(() => 'up' as const, () => 'down' as const);
     const [database, stateStore] = await Promise.all([check(() => this.db.ping()), check(() => this.store.ping())]);
     const ok = database === 'up' && stateStore === 'up';
     res.setHeader('Cache-Control', 'no-store');

@@ -27,7 +27,7 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     // Approvals and request-state nonces are per organisation member, across replicas when Redis is configured.
     rateLimits: config.rateLimits,
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
-    stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`) : new InMemoryStateStore(),
+    stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs }) : new InMemoryStateStore(),
     protectedResource: {
       authorizationServers: [config.oauthIssuer],
       scopesSupported: ALL_SCOPES,

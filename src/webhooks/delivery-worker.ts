@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
@@ -16,11 +16,18 @@ interface Attempt {
   retry: boolean;
 }
 
+type ClaimedDelivery = DeliveryRow & { url: string; secret_sealed: string; claim_token: string };
+
 /**
  * Delivers pending webhook deliveries: signed (`X-Kadu-Signature: sha256=<hex HMAC of the raw
  * body>`), with a timeout, retried with exponential backoff on 5xx, timeouts and network errors,
  * never on 4xx. Each attempt re-checks the URL against SSRF after resolving it, and connects to
  * the checked address.
+ *
+ * Every replica runs this worker. An attempt is claimed before it is made (`FOR UPDATE SKIP
+ * LOCKED`, then a lease in `claimed_until`), so each scheduled attempt is made by one replica only;
+ * the outcome is written only under the claim that made it. A replica that dies mid-attempt leaves
+ * a claim that lapses, and the attempt is made again: receivers de-duplicate on X-Kadu-Delivery.
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -67,17 +74,34 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   private async drain(): Promise<void> {
     try {
-      const due = await this.db.query<DeliveryRow & { url: string; secret_sealed: string }>(
-        `select d.*, w.url, w.secret_sealed from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-          where d.status = 'pending' and d.next_attempt_at <= now() order by d.next_attempt_at limit 20`,
-      );
-      await Promise.all(due.map((d) => this.deliver(d)));
+      await Promise.all((await this.claim()).map((d) => this.deliver(d)));
     } catch (error) {
       this.logger.warn(`delivery pass failed: ${String(error)}`);
     }
   }
 
-  private async deliver(delivery: DeliveryRow & { url: string; secret_sealed: string }): Promise<void> {
+  /**
+   * Claims up to 20 due attempts for this replica. Rows another replica is claiming are skipped,
+   * not waited for; the lease outlasts one attempt (its timeout twice, plus margin).
+   */
+  private claim(): Promise<ClaimedDelivery[]> {
+    const leaseMs = 2 * this.config.webhookTimeoutMs + 10_000;
+    return this.db.query<ClaimedDelivery>(
+      `with due as (
+         select id from webhook_deliveries
+          where status = 'pending' and next_attempt_at <= now() and (claimed_until is null or claimed_until < now())
+          order by next_attempt_at limit 20
+          for update skip locked
+       )
+       update webhook_deliveries d set claim_token = $1, claimed_until = now() + ($2::int * interval '1 millisecond')
+         from due, webhooks w
+        where d.id = due.id and w.id = d.webhook_id
+       returning d.*, w.url, w.secret_sealed`,
+      [randomUUID(), leaseMs],
+    );
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
     const body = JSON.stringify({ id: delivery.id, ...(delivery.payload as object) });
     const secret = this.box.open(delivery.secret_sealed);
     const outcome = await this.post(delivery, body, secret);
@@ -88,13 +112,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const delay = this.config.webhookRetryBaseMs * 2 ** (attempts - 1);
     await this.db.query(
       `update webhook_deliveries set status = $2, attempts = $3, response_code = $4, last_error = $5, updated_at = now(),
-              next_attempt_at = case when $2 = 'pending' then now() + ($6::int * interval '1 millisecond') else null end
-        where id = $1`,
-      [delivery.id, status, attempts, outcome.status ?? null, outcome.error ?? null, delay],
+              next_attempt_at = case when $2 = 'pending' then now() + ($6::int * interval '1 millisecond') else null end,
+              claim_token = null, claimed_until = null
+        where id = $1 and claim_token = $7`,
+      [delivery.id, status, attempts, outcome.status ?? null, outcome.error ?? null, delay, delivery.claim_token],
     );
   }
 
-  private async post(delivery: DeliveryRow & { url: string }, body: string, secret: string): Promise<Attempt> {
+  private async post(delivery: ClaimedDelivery, body: string, secret: string): Promise<Attempt> {
     const check = await checkWebhookUrl(delivery.url, this.config.webhookAllowLoopback);
     if (!check.ok) return { error: `refused: ${check.reason}`, retry: false };
     const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -112,6 +137,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
             'User-Agent': 'Kadu-Webhooks/1.0',
             'X-Kadu-Event': delivery.event,
             'X-Kadu-Delivery': delivery.id,
+            'X-Kadu-Delivery-Attempt': String(delivery.attempts + 1),
             'X-Kadu-Signature': signature,
           },
           timeout: this.config.webhookTimeoutMs,

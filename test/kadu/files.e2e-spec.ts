@@ -3,12 +3,17 @@ import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, KaduClient } from '../support/kadu-client.js';
 import { local, sha256 } from '../support/files.js';
 
-/** Files by presigned URL: signed, single object, single use, short-lived, checked on confirm. */
+/**
+ * Files by presigned URL: signed, single object, single use, short-lived, checked on confirm.
+ * These are the embedded store's URLs (this app signs and serves them), so the app keeps its local
+ * store even in the distributed pass; the object store's URLs are tested in files-s3.e2e-spec.ts.
+ */
 let kadu: KaduTestApp;
 let admin: KaduClient;
+const LOCAL_STORE = { S3_BUCKET: '' };
 
 beforeAll(async () => {
-  kadu = await startKadu({ KADU_MAX_FILE_BYTES: '1024' });
+  kadu = await startKadu({ KADU_MAX_FILE_BYTES: '1024', ...LOCAL_STORE });
   admin = new KaduClient(kadu);
 });
 afterAll(() => kadu.close());
@@ -55,7 +60,7 @@ describe('presigned URLs', () => {
   });
 
   it('an expired URL is refused, and only once it has expired', async () => {
-    const short = await startKadu({ KADU_UPLOAD_URL_TTL: '60' });
+    const short = await startKadu({ KADU_UPLOAD_URL_TTL: '60', ...LOCAL_STORE });
     const real = Date.now.bind(Date);
     try {
       const client = new KaduClient(short);

@@ -182,7 +182,12 @@ describe('dependency failures answer 503 with Retry-After and recover by themsel
     const target = new URL(REDIS_URL);
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
-    const kadu = await startKadu({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_PREFIX: `kadu-fault-${randomBytes(6).toString('hex')}:` });
+    // A short bound on Redis calls: each refused call below waits for it.
+    const kadu = await startKadu({
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      REDIS_PREFIX: `kadu-fault-${randomBytes(6).toString('hex')}:`,
+      KADU_DEPENDENCY_TIMEOUT_MS: '1500',
+    });
     try {
       const token = await kadu.token();
       for (const era of ERAS) expect((await list(kadu, token, era)).status).toBe(200);

@@ -106,7 +106,8 @@ needs.describe('the shared execution queue (BullMQ)', () => {
         },
         { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${d.prefix}queue`, lockDuration: 4000, skipStalledCheck: true },
       );
-      await queue.add('run', { executionId });
+      // Queued the way the app queues it: one job per execution, named by its id.
+      await queue.add('run', { executionId }, { jobId: executionId });
       await holding;
 
       // A replica starting meanwhile leaves it alone: a live worker holds it. BullMQ stamps each

@@ -9,6 +9,7 @@ import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
 import { PG_URL, REDIS_URL } from './infrastructure.js';
+import { s3Env } from './s3-server.js';
 
 export interface KaduTestApp {
   app: INestApplication;
@@ -26,13 +27,17 @@ export const DISTRIBUTED = process.env.KADU_TEST_TOPOLOGY === 'distributed';
 /**
  * The real Kadu app on its embedded defaults, in a fresh data folder. In the distributed pass the
  * same tests run against PostgreSQL (each app in its own schema) and Redis (its own key prefix),
- * found at KADU_TEST_DATABASE_URL / KADU_TEST_REDIS_URL. Outside that pass those variables only
- * say where the tests that need the services find them (test/support/infrastructure.ts).
+ * found at KADU_TEST_DATABASE_URL / KADU_TEST_REDIS_URL, and with KADU_TEST_S3_ENDPOINT and
+ * KADU_TEST_S3_BUCKET files go to that bucket under a fresh prefix (a test that is about the local
+ * store passes S3_BUCKET: ''). Outside that pass the service variables only say where the tests
+ * that need the services find them (test/support/infrastructure.ts).
  */
 export async function startKadu(env: Record<string, string> = {}): Promise<KaduTestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kadu-test-'));
   const pgUrl = DISTRIBUTED ? PG_URL : undefined;
   const redisUrl = DISTRIBUTED ? REDIS_URL : undefined;
+  const s3Endpoint = DISTRIBUTED ? process.env.KADU_TEST_S3_ENDPOINT : undefined;
+  const s3Bucket = DISTRIBUTED ? process.env.KADU_TEST_S3_BUCKET : undefined;
   const schema = env.DATABASE_SCHEMA ?? (pgUrl ? `kadu_t_${randomBytes(6).toString('hex')}` : undefined);
   const config = loadConfig({
     PORT: '3000',
@@ -44,6 +49,7 @@ export async function startKadu(env: Record<string, string> = {}): Promise<KaduT
     KADU_RATE_FAILED_AUTH: '100000/60',
     ...(pgUrl ? { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema! } : {}),
     ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_PREFIX: `kadu-test-${randomBytes(6).toString('hex')}:` } : {}),
+    ...(s3Endpoint && s3Bucket ? s3Env(s3Endpoint, s3Bucket, `t-${randomBytes(6).toString('hex')}/`) : {}),
     ...env,
   });
   const app = await createKaduApp(config, ['error']);

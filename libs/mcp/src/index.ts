@@ -50,7 +50,7 @@ export * as protocol from './protocol/index.js';
 export { InputRequests, type InputRound as McpInputRound, type InputRequest, type ElicitResult } from './confirmation/inputs.js';
 export { type McpStateStore, MCP_STATE_STORE, StateStoreUnavailable } from './state/mcp-state-store.js';
 export { InMemoryStateStore } from './state/in-memory-state-store.js';
-export { RedisStateStore } from './state/redis-state-store.js';
+export { RedisStateStore, type RedisStateStoreOptions } from './state/redis-state-store.js';
 export { RateLimits, rateLimitHeaders, RateLimitStoreUnavailable, DEFAULT_BUDGETS, type RateVerdict, type BudgetName } from './dispatch/rate-limits.js';
 export { RateLimitGuard } from './guards/rate-limit.guard.js';
 export { tooMany as tooManyRequests, unavailable as serviceUnavailable } from './guards/rate-limit.guard.js';

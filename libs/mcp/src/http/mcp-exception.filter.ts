@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injecta
 import type { Request, Response } from 'express';
 import { McpConfig } from '../mcp-config.js';
 import { internalError } from '../protocol/index.js';
+import { idOfUnreadRequest } from './early-id.js';
 import { exchangeOf } from './exchange.js';
 import { requestIdOf } from './request-id.js';
 import { McpRejectionError, sendJson, sendRejection } from './send.js';
@@ -24,7 +25,13 @@ export class McpExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
     if (exception instanceof McpRejectionError) {
-      sendRejection(res, exception.rejection);
+      const { rejection } = exception;
+      if (rejection.status === 503 && rejection.id === null && !exchangeOf(req).message) {
+        // Refused before the body was read (the app's guard could not reach its store): name the request anyway.
+        void idOfUnreadRequest(req, this.config.bodyLimit).then((id) => sendRejection(res, { ...rejection, id }));
+        return;
+      }
+      sendRejection(res, rejection);
       return;
     }
     if (exception instanceof StateStoreUnavailable) {

@@ -7,39 +7,68 @@ const CAS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEY
 // Counter whose window starts at its first increment.
 const INCR = `local v = redis.call('INCRBY', KEYS[1], ARGV[1]) if v == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return {v, redis.call('PTTL', KEYS[1])}`;
 
+export interface RedisStateStoreOptions {
+  /**
+   * Bound in ms on every call, waiting for a connection included (default 3000): past it the call
+   * fails with StateStoreUnavailable and the request answers 503, so a partition never hangs it.
+   */
+  timeoutMs?: number;
+}
+
 /** The distributed topology's store: every replica sees the same approvals, nonces and counters. */
 export class RedisStateStore implements McpStateStore {
   private readonly redis: Redis;
+  private readonly timeoutMs: number;
 
-  constructor(url: string, private readonly prefix = 'mcp:') {
-    // Fail fast instead of queueing commands while Redis is away: callers answer 503, not hang.
-    this.redis = new Redis(url, { lazyConnect: false, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  constructor(url: string, private readonly prefix = 'mcp:', options: RedisStateStoreOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 3000;
+    // Fail fast instead of queueing commands while Redis is away: callers answer 503, not hang. A
+    // connection that stops answering (partition) is dropped after the same bound and re-made.
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: this.timeoutMs,
+      commandTimeout: this.timeoutMs,
+      socketTimeout: this.timeoutMs,
+      // Try again soon after a failure, so service resumes within a second of Redis coming back.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    });
     this.redis.on('error', () => undefined);
   }
 
-  /** Runs one command, turning any connection failure into StateStoreUnavailable. */
+  /** Runs one command within the bound, turning any failure to reach Redis into StateStoreUnavailable. */
   private async run<T>(command: (redis: Redis) => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.timeoutMs;
     try {
-      return await command(await this.ready());
+      const redis = await this.ready(deadline);
+      return await within(command(redis), deadline - Date.now());
     } catch (error) {
       throw error instanceof StateStoreUnavailable ? error : new StateStoreUnavailable(error);
     }
   }
 
-  /** Commands are not queued while disconnected; wait (briefly) for a connection instead. */
-  private async ready(): Promise<Redis> {
+  /**
+   * Commands are not queued while disconnected. A connection being made is waited for (until the
+   * deadline); one that just failed (the client waits to retry) or fails meanwhile is an answer.
+   */
+  private async ready(deadline: number): Promise<Redis> {
     if (this.redis.status === 'ready') return this.redis;
+    if (this.redis.status === 'reconnecting') throw new StateStoreUnavailable('Redis is not reachable');
     if (this.redis.status === 'end' || this.redis.status === 'close') this.redis.connect().catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => done(new StateStoreUnavailable('Redis is not reachable')), 2000);
+      const timer = setTimeout(() => done(new StateStoreUnavailable('Redis is not reachable')), Math.max(0, deadline - Date.now()));
       const onReady = (): void => done();
+      const onFailure = (): void => done(new StateStoreUnavailable('Redis is not reachable'));
       const done = (error?: Error): void => {
         clearTimeout(timer);
         this.redis.off('ready', onReady);
+        this.redis.off('close', onFailure);
         if (error) reject(error);
         else resolve();
       };
       this.redis.once('ready', onReady);
+      this.redis.once('close', onFailure);
     });
     return this.redis;
   }
@@ -74,15 +103,15 @@ export class RedisStateStore implements McpStateStore {
   limiter(name: string, points: number, durationSec: number): McpRateLimiter {
     // No insurance limiter: when Redis is away the limiter rejects and the caller answers 503.
     const limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${this.prefix}rl:${name}`, points, duration: durationSec, rejectIfRedisNotReady: true });
+    // A refusal (RateLimiterRes) passes through as it is; only failing to reach Redis is rewrapped.
+    const bounded = async <T>(call: () => Promise<T>): Promise<T> => {
+      const deadline = Date.now() + this.timeoutMs;
+      await this.ready(deadline);
+      return within(call(), deadline - Date.now());
+    };
     return {
-      consume: async (key, consumed) => {
-        await this.ready();
-        return limiter.consume(key, consumed);
-      },
-      get: async (key) => {
-        await this.ready();
-        return limiter.get(key);
-      },
+      consume: (key, consumed) => bounded(() => limiter.consume(key, consumed)),
+      get: (key) => bounded(() => limiter.get(key)),
     };
   }
 
@@ -93,4 +122,14 @@ export class RedisStateStore implements McpStateStore {
   async close(): Promise<void> {
     this.redis.disconnect();
   }
+}
+
+/** `promise`, or a StateStoreUnavailable once `ms` have passed without an answer. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StateStoreUnavailable(`Redis did not answer within the bound`)), Math.max(0, ms));
+  });
+  promise.catch(() => undefined); // it may still settle after the bound
+  return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
 }

@@ -1,0 +1,219 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { loadOrCreateDevKey } from '../../src/auth/dev-signing-key.js';
+import { type DevTokenRequest, issueDevToken } from '../../src/auth/dev-token.js';
+import { loadConfig } from '../../src/config/app-config.js';
+import { RoundRobinBalancer } from './balancer.js';
+import type { S3TestServer } from './s3-server.js';
+
+export const PG_URL = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/**
+ * Whether the shared PostgreSQL and Redis answer. Outside CI a missing service skips the replica
+ * tests, saying so; in CI it fails them.
+ */
+export async function sharedServicesUp(): Promise<boolean> {
+  const { Redis } = await import('ioredis');
+  try {
+    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+    await client.connect();
+    await client.end();
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000 });
+    await redis.connect();
+    await redis.quit();
+    return true;
+  } catch (error) {
+    if (process.env.CI) throw error;
+    console.warn(`PostgreSQL (${PG_URL}) or Redis (${REDIS_URL}) is unreachable (${String(error)}): the replica tests were not run`);
+    return false;
+  }
+}
+
+/** One app process (the built `dist/`), with its own data folder, on its own ephemeral port. */
+export class Replica {
+  readonly logs: string[] = [];
+  private exited?: Promise<void>;
+  process?: ChildProcess;
+
+  constructor(
+    readonly name: string,
+    readonly port: number,
+    readonly dataDir: string,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get alive(): boolean {
+    return this.process !== undefined && this.process.exitCode === null && this.process.signalCode === null;
+  }
+
+  start(env: Record<string, string>): void {
+    const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer): void => {
+      // Nest's start-up route listing is noise next to what a failing test needs to see.
+      this.logs.push(...chunk.toString('utf8').split('\n').filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)));
+      if (this.logs.length > 400) this.logs.splice(0, this.logs.length - 400);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.process = child;
+  }
+
+  /** Waits until it answers /health/live; fails with its log if it exits first. */
+  async ready(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (!this.alive) throw new Error(`replica ${this.name} exited at start:\n${this.logs.join('\n')}`);
+      const ok = await fetch(`${this.url}/health/live`).then((r) => r.ok, () => false);
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`replica ${this.name} did not start in ${timeoutMs} ms:\n${this.logs.join('\n')}`);
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (!this.alive) return;
+    this.process!.kill(signal);
+    await this.exited;
+  }
+
+  /** Stops it the way an orchestrator does: SIGTERM, then SIGKILL after a grace period. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (!this.alive) return;
+    const timer = setTimeout(() => this.process?.kill('SIGKILL'), graceMs);
+    this.process!.kill('SIGTERM');
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+export interface ReplicaSetOptions {
+  count: number;
+  s3: S3TestServer;
+  /** What the replicas connect to (a TcpProxy's address, for partition tests). */
+  databaseUrl?: string;
+  redisUrl?: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * One deployment of N replicas behind a round-robin balancer, as an operator runs it: separate
+ * data folders (separate machines), one PostgreSQL schema, one Redis prefix, one bucket prefix,
+ * one MCP_STATE_KEY and one development signing key given explicitly (DEV_SIGNING_KEY_FILE).
+ * PUBLIC_BASE_URL is the balancer's, as it is behind a real load balancer.
+ */
+export class ReplicaSet {
+  readonly balancer = new RoundRobinBalancer();
+  readonly replicas: Replica[] = [];
+  private readonly env: Record<string, string>;
+  private readonly folders: string[] = [];
+  private started = 0;
+
+  private constructor(
+    private readonly options: ReplicaSetOptions,
+    readonly schema: string,
+    keyFile: string,
+  ) {
+    // The test runner's own settings (loaders in NODE_OPTIONS, the test pass's KADU_TEST_*) are not the app's.
+    const { NODE_OPTIONS: _loaders, KADU_TEST_DATABASE_URL: _db, KADU_TEST_REDIS_URL: _redis, KADU_TEST_S3_ENDPOINT: _s3, KADU_TEST_S3_BUCKET: _bucket, ...inherited } =
+      process.env as Record<string, string>;
+    this.env = {
+      ...inherited,
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      DATABASE_URL: options.databaseUrl ?? PG_URL,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL: options.redisUrl ?? REDIS_URL,
+      REDIS_PREFIX: `kadu-rs-${randomBytes(6).toString('hex')}:`,
+      MCP_STATE_KEY: randomBytes(32).toString('base64url'),
+      DEV_SIGNING_KEY_FILE: keyFile,
+      ...options.s3.env(),
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      KADU_RATE_GENERAL: '100000/60',
+      KADU_RATE_WRITES: '100000/60',
+      KADU_RATE_FAILED_AUTH: '100000/60',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...options.env,
+    };
+  }
+
+  static async start(options: ReplicaSetOptions): Promise<ReplicaSet> {
+    const check = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-build.mjs'), '--check'], { encoding: 'utf8' });
+    if (check.status !== 0) throw new Error(check.stderr.trim());
+    // The key an operator would copy from one data folder to a path every replica reads.
+    const keyDir = mkdtempSync(join(tmpdir(), 'kadu-key-'));
+    await loadOrCreateDevKey({ dataDir: keyDir });
+    const set = new ReplicaSet(options, `kadu_rs_${randomBytes(6).toString('hex')}`, join(keyDir, 'dev-signing-key.json'));
+    set.folders.push(keyDir);
+    await set.balancer.start();
+    set.env.PUBLIC_BASE_URL = set.balancer.url;
+    try {
+      await Promise.all(Array.from({ length: options.count }, () => set.add()));
+    } catch (error) {
+      // No process outlives a failed start.
+      await set.stop().catch(() => undefined);
+      throw error;
+    }
+    return set;
+  }
+
+  /** Starts one more replica and puts it behind the balancer once it answers. */
+  async add(env: Record<string, string> = {}): Promise<Replica> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kadu-replica-'));
+    this.folders.push(dataDir);
+    const name = `r${++this.started}`;
+    const replica = new Replica(name, await freePort(), dataDir);
+    this.replicas.push(replica);
+    replica.start({ ...this.env, ...env, PORT: String(replica.port), DATA_DIR: dataDir });
+    await replica.ready();
+    this.balancer.add(replica);
+    return replica;
+  }
+
+  get url(): string {
+    return this.balancer.url;
+  }
+
+  /** A development token every replica accepts (their shared key), MCP audience unless said. */
+  token(request: Partial<DevTokenRequest> = {}): Promise<string> {
+    return issueDevToken(loadConfig(this.env), { org: 'acme', user: 'ana@acme.test', role: 'admin', ...request });
+  }
+
+  /** The replicas' last log lines, for a failure message. */
+  logs(): string {
+    return this.replicas.map((r) => `--- ${r.name} (${r.alive ? 'alive' : 'exited'})\n${r.logs.slice(-60).join('\n')}`).join('\n');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.replicas.map((r) => r.stop()));
+    await this.balancer.stop();
+    for (const folder of this.folders) rmSync(folder, { recursive: true, force: true });
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`drop schema if exists ${this.schema} cascade`);
+    await client.end();
+  }
+}
+
+/** An ephemeral port the kernel has just handed out (the replica binds it right after). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
