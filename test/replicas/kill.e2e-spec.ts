@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type RemoteResponse, RemoteClient } from '../support/remote-client.js';
-import { ReplicaSet, sharedServicesUp } from '../support/replicas.js';
+import { ReplicaSet } from '../support/replicas.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
+import { postgres, redis, requires } from '../support/infrastructure.js';
 
 /**
  * Issue 14: a replica killed with SIGKILL in the middle of running executions. The live replicas
@@ -12,86 +13,84 @@ const LOCK_MS = 3000;
 const SWEEP_MS = 1000;
 const BOUND_MS = LOCK_MS + SWEEP_MS;
 
-let up = false;
+const shared = requires(await postgres(), await redis());
 let s3: S3TestServer;
 let set: ReplicaSet;
 
-beforeAll(async () => {
-  up = await sharedServicesUp();
-  if (!up) return;
-  s3 = await startS3Server();
-  set = await ReplicaSet.start({
-    count: 3,
-    s3,
-    env: { KADU_QUEUE_LOCK_MS: String(LOCK_MS), KADU_SWEEP_INTERVAL_MS: String(SWEEP_MS), KADU_STEP_DELAY_MS: '300', KADU_EXECUTION_CONCURRENCY: '2' },
-  });
-}, 120_000);
+shared.describe('replicas: kill', () => {
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    set = await ReplicaSet.start({
+      count: 3,
+      s3,
+      env: { KADU_QUEUE_LOCK_MS: String(LOCK_MS), KADU_SWEEP_INTERVAL_MS: String(SWEEP_MS), KADU_STEP_DELAY_MS: '300', KADU_EXECUTION_CONCURRENCY: '2' },
+    });
+  }, 120_000);
 
-afterAll(async () => {
-  if (!up) return;
-  await set?.stop();
-  await s3?.close();
+  afterAll(async () => {
+    await set?.stop();
+    await s3?.close();
+  });
+
+  /** A member of its own organisation (each plan runs two executions at once), with a 20-row CSV uploaded. */
+  async function organisation(org: string): Promise<{ client: RemoteClient; taskId: string; fileId: string }> {
+    const client = new RemoteClient(set.url, await set.token({ org }), await set.token({ org, audience: 'api' }));
+    const bytes = Buffer.from(`n\n${Array.from({ length: 20 }, (_, i) => i).join('\n')}\n`);
+    const created = await client.rest('post', '/api/v1/files', { name: 'rows.csv', content_type: 'text/csv', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    await fetch(created.body.data.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/csv' }, body: bytes });
+    await client.rest('post', `/api/v1/files/${created.body.data.file.id}/confirm`);
+    const task = (await client.rest('post', '/api/v1/tasks', { name: 'slow sum', kind: 'csv_summary', cost_cap: 100 })).body.data;
+    return { client, taskId: task.id, fileId: created.body.data.file.id };
+  }
+
+  it('SIGKILL mid-run: no request to a live replica fails; the dead worker\'s executions end worker_lost within the bound', async () => {
+    const orgs = await Promise.all(['k1', 'k2', 'k3'].map(organisation));
+    const runs: { client: RemoteClient; id: string }[] = [];
+    for (const { client, taskId, fileId } of orgs) {
+      for (let i = 0; i < 2; i++) {
+        const run = await client.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [fileId] });
+        expect(run.status).toBe(202);
+        runs.push({ client, id: run.body.data.id });
+      }
+    }
+    // Six executions, two per replica (each runs two at a time): all running before the kill.
+    for (const run of runs) await run.client.waitForExecution(run.id, (e) => e.status === 'running');
+
+    const answers: RemoteResponse[] = [];
+    let loading = true;
+    const load = (async () => {
+      const failed = (error: unknown) => ({ status: 0, body: String(error) }) as RemoteResponse;
+      for (let i = 0; loading && i < 2000; i++) {
+        const { client, id } = runs[i % runs.length]!;
+        answers.push(await client.rest('get', `/api/v1/executions/${id}`).catch(failed));
+        if (i % 3 === 0) answers.push(await client.mcp('2026', 'tools/call', { name: 'kadu_usage_get', arguments: {} }).catch(failed));
+      }
+    })();
+
+    await new Promise((r) => setTimeout(r, 500));
+    const victim = set.replicas[1]!;
+    const killedAt = Date.now();
+    await victim.kill('SIGKILL');
+
+    const outcomes = await Promise.all(runs.map((run) => run.client.waitForExecution(run.id, undefined, 60_000))).catch((error) => {
+      throw new Error(`${(error as Error).message}\n${set.logs()}`);
+    });
+    loading = false;
+    await load;
+
+    const lost = outcomes.filter((e) => e.status === 'failed');
+    expect(lost).toHaveLength(2);
+    for (const e of lost) {
+      expect(e.error.code).toBe('worker_lost');
+      // Detected within the bound; a sweep pass and the clock's second granularity on top.
+      expect(Date.parse(e.finished_at) - killedAt).toBeLessThanOrEqual(BOUND_MS + 1500);
+    }
+    expect(outcomes.filter((e) => e.status === 'succeeded')).toHaveLength(4);
+
+    const fromLive = answers.filter((a) => a.servedBy !== victim.name);
+    expect(fromLive.length).toBeGreaterThan(50);
+    expect(fromLive.filter((a) => a.status !== 200)).toEqual([]);
+    // Only what was in flight on the victim when it died can have failed.
+    expect(answers.filter((a) => a.servedBy === victim.name && a.status !== 200).length).toBeLessThanOrEqual(2);
+  }, 120_000);
 });
-
-/** A member of its own organisation (each plan runs two executions at once), with a 20-row CSV uploaded. */
-async function organisation(org: string): Promise<{ client: RemoteClient; taskId: string; fileId: string }> {
-  const client = new RemoteClient(set.url, await set.token({ org }), await set.token({ org, audience: 'api' }));
-  const bytes = Buffer.from(`n\n${Array.from({ length: 20 }, (_, i) => i).join('\n')}\n`);
-  const created = await client.rest('post', '/api/v1/files', { name: 'rows.csv', content_type: 'text/csv', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
-  await fetch(created.body.data.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/csv' }, body: bytes });
-  await client.rest('post', `/api/v1/files/${created.body.data.file.id}/confirm`);
-  const task = (await client.rest('post', '/api/v1/tasks', { name: 'slow sum', kind: 'csv_summary', cost_cap: 100 })).body.data;
-  return { client, taskId: task.id, fileId: created.body.data.file.id };
-}
-
-it('SIGKILL mid-run: no request to a live replica fails; the dead worker\'s executions end worker_lost within the bound', async () => {
-  if (!up) return;
-  const orgs = await Promise.all(['k1', 'k2', 'k3'].map(organisation));
-  const runs: { client: RemoteClient; id: string }[] = [];
-  for (const { client, taskId, fileId } of orgs) {
-    for (let i = 0; i < 2; i++) {
-      const run = await client.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [fileId] });
-      expect(run.status).toBe(202);
-      runs.push({ client, id: run.body.data.id });
-    }
-  }
-  // Six executions, two per replica (each runs two at a time): all running before the kill.
-  for (const run of runs) await run.client.waitForExecution(run.id, (e) => e.status === 'running');
-
-  const answers: RemoteResponse[] = [];
-  let loading = true;
-  const load = (async () => {
-    const failed = (error: unknown) => ({ status: 0, body: String(error) }) as RemoteResponse;
-    for (let i = 0; loading && i < 2000; i++) {
-      const { client, id } = runs[i % runs.length]!;
-      answers.push(await client.rest('get', `/api/v1/executions/${id}`).catch(failed));
-      if (i % 3 === 0) answers.push(await client.mcp('2026', 'tools/call', { name: 'kadu_usage_get', arguments: {} }).catch(failed));
-    }
-  })();
-
-  await new Promise((r) => setTimeout(r, 500));
-  const victim = set.replicas[1]!;
-  const killedAt = Date.now();
-  await victim.kill('SIGKILL');
-
-  const outcomes = await Promise.all(runs.map((run) => run.client.waitForExecution(run.id, undefined, 60_000))).catch((error) => {
-    throw new Error(`${(error as Error).message}\n${set.logs()}`);
-  });
-  loading = false;
-  await load;
-
-  const lost = outcomes.filter((e) => e.status === 'failed');
-  expect(lost).toHaveLength(2);
-  for (const e of lost) {
-    expect(e.error.code).toBe('worker_lost');
-    // Detected within the bound; a sweep pass and the clock's second granularity on top.
-    expect(Date.parse(e.finished_at) - killedAt).toBeLessThanOrEqual(BOUND_MS + 1500);
-  }
-  expect(outcomes.filter((e) => e.status === 'succeeded')).toHaveLength(4);
-
-  const fromLive = answers.filter((a) => a.servedBy !== victim.name);
-  expect(fromLive.length).toBeGreaterThan(50);
-  expect(fromLive.filter((a) => a.status !== 200)).toEqual([]);
-  // Only what was in flight on the victim when it died can have failed.
-  expect(answers.filter((a) => a.servedBy === victim.name && a.status !== 200).length).toBeLessThanOrEqual(2);
-}, 120_000);

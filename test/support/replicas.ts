@@ -9,33 +9,12 @@ import { loadOrCreateDevKey } from '../../src/auth/dev-signing-key.js';
 import { type DevTokenRequest, issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { RoundRobinBalancer } from './balancer.js';
+import { PG_URL, REDIS_URL } from './infrastructure.js';
 import type { S3TestServer } from './s3-server.js';
 
-export const PG_URL = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const REDIS_URL = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { PG_URL, REDIS_URL };
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-
-/**
- * Whether the shared PostgreSQL and Redis answer. Outside CI a missing service skips the replica
- * tests, saying so; in CI it fails them.
- */
-export async function sharedServicesUp(): Promise<boolean> {
-  const { Redis } = await import('ioredis');
-  try {
-    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-    await client.connect();
-    await client.end();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000 });
-    await redis.connect();
-    await redis.quit();
-    return true;
-  } catch (error) {
-    if (process.env.CI) throw error;
-    console.warn(`PostgreSQL (${PG_URL}) or Redis (${REDIS_URL}) is unreachable (${String(error)}): the replica tests were not run`);
-    return false;
-  }
-}
 
 /** One app process (the built `dist/`), with its own data folder, on its own ephemeral port. */
 export class Replica {
