@@ -53,7 +53,8 @@ function expectKeysUnavailable(res: request.Response, era: Era): void {
   expect(res.headers['cache-control']).toBe('no-store');
   expect(res.headers['mcp-protocol-version']).toBe(VERSION[era]);
   expect(res.headers['www-authenticate']).toBeUndefined();
-  expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: expect.stringContaining('authorization server'), data: { retry_after: 5 } } });
+  // Issue 14: a 503 at authentication still reads the body, so it carries the request's id.
+  expect(res.body).toEqual({ jsonrpc: '2.0', id: 'p', error: { code: -32603, message: expect.stringContaining('authorization server'), data: { retry_after: 5 } } });
 }
 
 describe.each(ERAS)('production tokens, %s era', (era) => {
