@@ -3,7 +3,7 @@ import { newId } from '../../src/common/ids.js';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import type { KaduTestApp } from './kadu-app.js';
 import type { KaduClient } from './kadu-client.js';
-import { local, sha256, uploadFile } from './files.js';
+import { put, sha256, uploadFile } from './files.js';
 
 /** Every kind of thing an organisation owns that has an id callers can name. */
 export type TargetKind = 'task' | 'execution' | 'file' | 'upload' | 'webhook' | 'delivery' | 'secret' | 'member';
@@ -57,8 +57,8 @@ export class OrgTargets {
         // Bytes uploaded, not yet confirmed.
         const bytes = Buffer.from(`b\n${n}\n`);
         const created = this.ok(await this.owner.rest('post', '/api/v1/files', { name: `up-${n}.csv`, content_type: 'text/csv', size: bytes.length, sha256: sha256(bytes) }));
-        const put = await request(this.kadu.server).put(local(created.upload_url)).set('Content-Type', 'text/csv').send(bytes);
-        if (put.status !== 204) throw new Error(`upload: ${put.status}`);
+        const uploaded = await put(this.kadu, created.upload_url, bytes, 'text/csv');
+        if (uploaded.status < 200 || uploaded.status > 299) throw new Error(`upload: ${uploaded.status} ${uploaded.text}`);
         return created.file.id;
       }
       case 'webhook':
