@@ -9,6 +9,7 @@ import { KaduModule } from './kadu.module.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
 import { loadStateKey } from './mcp/state-key.js';
+import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
 
 @Global()
 @Module({})
@@ -29,6 +30,7 @@ export class AppModule {
         ConfigModule.with(config),
         AuthModule,
         KaduModule,
+        ...(config.devAuthServer ? [DevAuthorizationServerModule] : []),
         ...(extraImports ?? []),
         McpModule.forRootAsync({
           path: 'mcp',

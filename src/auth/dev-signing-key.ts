@@ -13,6 +13,8 @@ export interface DevSigningKey {
   readonly kid: string;
   readonly privateKey: CryptoKey;
   readonly publicJwk: JWK;
+  /** The key as a private JWK, for the development authorization server's keystore (src/oauth). */
+  readonly privateJwk: JWK;
 }
 
 type KeySource = Pick<AppConfig, 'dataDir' | 'devSigningKey' | 'devSigningKeyFile'>;
@@ -27,7 +29,7 @@ export async function loadOrCreateDevKey(source: KeySource): Promise<DevSigningK
   const jwk = await privateJwk(source);
   const { d: _private, ...publicJwk } = jwk;
   const privateKey = (await importJWK(jwk, DEV_KEY_ALG)) as CryptoKey;
-  return { kid: jwk.kid as string, privateKey, publicJwk: { ...publicJwk, alg: DEV_KEY_ALG, use: 'sig' } };
+  return { kid: jwk.kid as string, privateKey, publicJwk: { ...publicJwk, alg: DEV_KEY_ALG, use: 'sig' }, privateJwk: { ...jwk, alg: DEV_KEY_ALG, use: 'sig' } };
 }
 
 async function privateJwk(source: KeySource): Promise<JWK> {

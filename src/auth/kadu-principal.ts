@@ -12,4 +12,5 @@ export interface KaduPrincipal extends McpPrincipal {
   readonly roles: readonly Role[];
   readonly scopes: readonly string[];
   readonly clientId?: string;
+  readonly clientName?: string;
 }

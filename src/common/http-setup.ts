@@ -29,8 +29,9 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
   });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
   app.use((req: Request, res: Response, next: NextFunction) => {
-    // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk.
-    if (req.path === mcpPath || req.path.startsWith('/api/v1/uploads/')) return next();
+    // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk;
+    // the development authorization server (oidc-provider) parses its own requests.
+    if (req.path === mcpPath || req.path.startsWith('/api/v1/uploads/') || req.path.startsWith('/oauth/')) return next();
     json(req, res, (jsonError?: unknown) => {
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));

@@ -18,6 +18,14 @@ export interface AppConfig {
   /** How long a fetch of the JWKS may take before requests answer 503 (OAUTH_JWKS_TIMEOUT_MS, default 5 s). */
   readonly oauthJwksTimeoutMs: number;
   readonly devTokens: boolean;
+  /**
+   * The development authorization server (src/oauth) runs in this app: on by default with
+   * development tokens outside production (OAUTH_DEV_SERVER=on|off); in production only with
+   * ALLOW_DEV_AUTHORIZATION_SERVER=true.
+   */
+  readonly devAuthServer: boolean;
+  /** Client ID Metadata Documents may be fetched from loopback addresses (OAUTH_DEV_CIMD_ALLOW_LOOPBACK; tests). */
+  readonly devCimdAllowLoopback: boolean;
   /** The MCP endpoint's canonical URL: the only audience the MCP door accepts (RFC 8707). */
   readonly mcpAudience: string;
   /** The only audience the REST API accepts. */
@@ -86,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   if (!devTokens && !env.OAUTH_ISSUER) throw new Error('OAUTH_JWKS_URL is set but OAUTH_ISSUER is not');
+  const devAuthServer = devAuthServerOn(env, nodeEnv, devTokens);
   return {
     env: nodeEnv,
     port,
@@ -100,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     oauthJwksUrl: env.OAUTH_JWKS_URL || undefined,
     oauthJwksTimeoutMs: number(env.OAUTH_JWKS_TIMEOUT_MS, 5000),
     devTokens,
+    devAuthServer,
+    devCimdAllowLoopback: env.OAUTH_DEV_CIMD_ALLOW_LOOPBACK === 'true',
     mcpAudience: env.MCP_AUDIENCE ?? `${publicBaseUrl}/mcp`,
     apiAudience: env.API_AUDIENCE ?? `${publicBaseUrl}/api/v1`,
     bodyLimit: 1_048_576,
@@ -143,6 +154,22 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
     forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
     prefix: env.S3_PREFIX ?? '',
   };
+}
+
+/**
+ * The development authorization server signs with the development key, so it needs development
+ * tokens; and it never runs in production unless explicitly allowed.
+ */
+function devAuthServerOn(env: NodeJS.ProcessEnv, nodeEnv: AppConfig['env'], devTokens: boolean): boolean {
+  const setting = env.OAUTH_DEV_SERVER ?? 'auto';
+  if (!['auto', 'on', 'off'].includes(setting)) throw new Error(`OAUTH_DEV_SERVER must be on, off or auto, got '${setting}'`);
+  if (setting === 'off') return false;
+  if (setting === 'auto') return devTokens && nodeEnv !== 'production';
+  if (!devTokens) throw new Error('OAUTH_DEV_SERVER=on needs development tokens: it signs with the development key, which OAUTH_JWKS_URL turns off');
+  if (nodeEnv === 'production' && env.ALLOW_DEV_AUTHORIZATION_SERVER !== 'true') {
+    throw new Error('Refusing to start in production with the development authorization server: set ALLOW_DEV_AUTHORIZATION_SERVER=true to allow it, or OAUTH_DEV_SERVER=off');
+  }
+  return true;
 }
 
 function positive(value: string | undefined, fallback: number, name: string): number {

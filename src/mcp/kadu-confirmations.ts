@@ -1,11 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { McpPrincipal } from '@app/mcp';
+import type { McpConfirmationText, McpPrincipal } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { ExecutionsService } from '../executions/executions.service.js';
 import { FilesService } from '../files/files.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { TasksService } from '../tasks/tasks.service.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
+import { KADU_UNDO } from './kadu-undo.js';
 
 type Args = Record<string, unknown>;
 const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -27,14 +28,16 @@ export class KaduConfirmations {
     private readonly secrets: SecretsService,
   ) {}
 
-  async describe(tool: { name: string; title?: string }, args: Args, principal: McpPrincipal | undefined): Promise<string> {
+  async describe(tool: { name: string; title?: string }, args: Args, principal: McpPrincipal | undefined): Promise<McpConfirmationText> {
     const p = principal as KaduPrincipal;
+    let message: string;
     try {
-      return await this.sentence(tool.name, args, p);
+      message = await this.sentence(tool.name, args, p);
     } catch (error) {
       this.logger.debug(`no description for ${tool.name}: ${String(error)}`);
-      return `${tool.title ?? tool.name} with ${JSON.stringify(args)}.`;
+      message = `${tool.title ?? tool.name} with ${JSON.stringify(args)}.`;
     }
+    return { message, ...KADU_UNDO[tool.name] };
   }
 
   private async sentence(name: string, a: Args, p: KaduPrincipal): Promise<string> {

@@ -28,6 +28,10 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     rateLimits: config.rateLimits,
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
     stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs }) : new InMemoryStateStore(),
+    pages: {
+      brand: { name: 'Kobana', product: 'Kadu', mark: 'K', ...(config.devTokens ? { environment: 'Development' } : {}) },
+      describeCaller: (p) => ({ person: p.subject, organisation: (p as KaduPrincipal).org, role: (p as KaduPrincipal).role }),
+    },
     protectedResource: {
       authorizationServers: [config.oauthIssuer],
       scopesSupported: ALL_SCOPES,

@@ -186,7 +186,7 @@ export class ReplicaSet {
 }
 
 /** An ephemeral port the kernel has just handed out (the replica binds it right after). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -7,7 +7,12 @@ export {
   type McpModuleDeclaration,
   type McpAccessRequirement,
   type McpToolAnnotationDefaults,
+  type McpConfirmationText,
+  type McpCallerDescription,
 } from './mcp.options.js';
+export { renderPage, escapeHtml, type PageBrand, type PageContent } from './pages/page-layout.js';
+export { sendPage, formTargetOf } from './pages/page-response.js';
+export { expiryHtml, relativeTime } from './pages/time-text.js';
 export type { McpPrincipal } from './auth/principal.js';
 export {
   formatBearerChallenge,

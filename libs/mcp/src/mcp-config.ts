@@ -81,6 +81,11 @@ export class McpConfig {
     return this.options.principalKey ? this.options.principalKey(principal) : principal.subject;
   }
 
+  /** Where the pages' stylesheet and script are served; host apps use it for their own pages too. */
+  get pageAssetsPath(): string {
+    return `/${this.path}/pages`;
+  }
+
   resourceUrl(req: Request): string {
     return canonicalResourceUrl(this.baseUrl(req), this.path);
   }

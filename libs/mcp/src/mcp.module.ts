@@ -22,6 +22,7 @@ import { McpEntryMiddleware } from './http/entry.middleware.js';
 import { McpExceptionFilter } from './http/mcp-exception.filter.js';
 import { createMcpController } from './http/mcp.controller.js';
 import { createProtectedResourceController } from './http/protected-resource.controller.js';
+import { createPageAssetsController } from './pages/page-assets.controller.js';
 import { EraGuard } from './guards/era.guard.js';
 import { HeaderMatchGuard } from './guards/header-match.guard.js';
 import { McpTransportGuard } from './guards/transport.guard.js';
@@ -96,7 +97,7 @@ export class McpModule implements NestModule, OnApplicationShutdown {
     return {
       module: McpModule,
       imports: [DiscoveryModule, ...(declaration.imports ?? [])],
-      controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path), createApprovalController(path)],
+      controllers: [createMcpController(path, declaration.guards ?? []), createProtectedResourceController(path), createApprovalController(path), createPageAssetsController(path)],
       providers: [
         ...(optionProviders ?? []),
         { provide: MCP_ENDPOINT_PATH, useValue: path },

@@ -2,6 +2,7 @@ import type { CanActivate, ModuleMetadata, PipeTransform, Type, ValidationPipeOp
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from './auth/principal.js';
 import type { ServerInfo } from './protocol/index.js';
+import type { PageBrand } from './pages/page-layout.js';
 
 export const MCP_MODULE_OPTIONS = Symbol('MCP_MODULE_OPTIONS');
 
@@ -102,8 +103,34 @@ export interface McpModuleOptions {
     /** The host app's web-session check on the approval page (default: the link alone). */
     sessionCheck?: (req: Request, approval: { id: string; subject: string; tool: string }) => boolean | Promise<boolean>;
   };
-  /** Plain words for the confirmation: what will happen if the person continues. */
-  describeConfirmation?: (tool: { name: string; title?: string }, args: Record<string, unknown>, principal: McpPrincipal | undefined) => string | Promise<string>;
+  /** Plain words for the confirmation: what will happen if the person continues, and whether it can be undone. */
+  describeConfirmation?: (
+    tool: { name: string; title?: string },
+    args: Record<string, unknown>,
+    principal: McpPrincipal | undefined,
+  ) => string | McpConfirmationText | Promise<string | McpConfirmationText>;
+  /** The pages a person sees (approvals): the host's identity, and how a caller is named. */
+  pages?: {
+    brand?: PageBrand;
+    /** Who the caller is in words (default: the principal's subject). */
+    describeCaller?: (principal: McpPrincipal) => McpCallerDescription;
+  };
+}
+
+/** What a confirmation says: the plain-words sentence, and whether the action can be undone. */
+export interface McpConfirmationText {
+  readonly message: string;
+  /** false: the pages and the chat say it cannot be undone, and the Continue button is styled as dangerous. */
+  readonly undoable?: boolean;
+  /** How to undo it, or why it cannot be (e.g. "The task can be created again, but its history is gone."). */
+  readonly undoNote?: string;
+}
+
+/** The caller as a person reads it, on the approval page. */
+export interface McpCallerDescription {
+  readonly person: string;
+  readonly organisation?: string;
+  readonly role?: string;
 }
 
 /** Declaration-time options: they shape routes and guards, so they cannot come from a factory. */

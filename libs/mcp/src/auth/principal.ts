@@ -8,6 +8,8 @@ export interface McpPrincipal {
   readonly scopes: readonly string[];
   readonly roles?: readonly string[];
   readonly clientId?: string;
+  /** The client's name as the token names it (e.g. from its registration), for pages and audit lines. */
+  readonly clientName?: string;
   readonly [claim: string]: unknown;
 }
 

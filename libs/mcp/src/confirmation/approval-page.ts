@@ -1,32 +1,109 @@
+import { argumentListHtml } from '../pages/argument-list.js';
+import { escapeHtml as escape, type PageBrand, renderPage } from '../pages/page-layout.js';
+import { expiryHtml } from '../pages/time-text.js';
 import type { ApprovalRecord } from './approvals.service.js';
 
-export const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}' +
-  'dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-weight:600}' +
-  'pre{background:#f4f4f4;padding:.75rem;overflow:auto;white-space:pre-wrap}' +
-  'form{display:inline-block;margin-right:1rem}button{font-size:1rem;padding:.5rem 1.25rem;cursor:pointer}' +
-  '.go{background:#0b6;color:#fff;border:0}.stop{background:#fff;border:1px solid #999}';
-
-export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escape(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+/** The host's identity and where the assets are: what every approval page is framed with. */
+export interface PageFrame {
+  readonly brand?: PageBrand;
+  readonly assets: string;
 }
 
-/** The approval page: who asks, through which client, to do what, until when — and two buttons. */
-export function approvalPage(record: ApprovalRecord, action: string): string {
+const page = (frame: PageFrame, title: string, body: string): string => renderPage({ ...frame, title, body });
+
+function clientHtml(record: ApprovalRecord): string {
+  const id = record.clientId && record.clientId !== record.clientName ? ` <span class="muted small">(client id <code>${escape(record.clientId)}</code>)</span>` : '';
+  return `<strong>${escape(record.clientName)}</strong>${id}`;
+}
+
+function requesterHtml(record: ApprovalRecord): string {
+  const parts = [record.organisation, record.role].filter((p): p is string => Boolean(p)).map(escape);
+  return `${escape(record.requester)}${parts.length ? ` <span class="muted">· ${parts.join(' · ')}</span>` : ''}`;
+}
+
+function undoHtml(record: ApprovalRecord): string {
+  const note = record.undoNote ? `<p>${escape(record.undoNote)}</p>` : '';
+  if (record.undoable === false) return `<div class="notice danger" id="undo" role="note"><p><strong>This cannot be undone.</strong></p>${note}</div>`;
+  if (record.undoable === true) return `<div class="notice" id="undo" role="note"><p><strong>This can be undone.</strong></p>${note}</div>`;
+  return note ? `<div class="notice" id="undo" role="note">${note}</div>` : '';
+}
+
+/**
+ * The approval page: which client asks, on whose behalf, to do what (the host's plain-words
+ * sentence), whether it can be undone, until when, the arguments in words — and Continue (styled
+ * as dangerous unless the host says the action can be undone) or Cancel, posted with the anti-CSRF token.
+ */
+export function approvalPage(frame: PageFrame, record: ApprovalRecord, action: string): string {
+  const danger = record.undoable !== true;
   return page(
-    `Approve ${record.title}?`,
-    `<h1>Approve “${escape(record.title)}”?</h1>
-<p><strong>${escape(record.clientName)}</strong> asks to run a tool that changes things.</p>
-<p>${escape(record.message)}</p>
-<dl><dt>Requested by</dt><dd>${escape(record.requester)}</dd>
-<dt>Client</dt><dd>${escape(record.clientName)}</dd>
-<dt>Tool</dt><dd>${escape(record.title)} <code>${escape(record.tool)}</code></dd>
-<dt>Expires</dt><dd>${escape(new Date(record.expiresAt).toISOString())}</dd></dl>
-<h2>Arguments</h2><pre>${escape(JSON.stringify(record.summary, null, 2))}</pre>
-<form method="post" action="${escape(action)}"><input type="hidden" name="csrf" value="${escape(record.csrf)}"><input type="hidden" name="decision" value="approve"><button class="go" type="submit">Continue</button></form>
-<form method="post" action="${escape(action)}"><input type="hidden" name="csrf" value="${escape(record.csrf)}"><input type="hidden" name="decision" value="reject"><button class="stop" type="submit">Cancel</button></form>
-<p>Nothing runs until you choose Continue, and it runs once.</p>`,
+    frame,
+    `Approve: ${record.title}`,
+    `<p class="eyebrow">Approval needed</p>
+<h1>${escape(record.title)}?</h1>
+<p class="lead">${escape(record.message)}</p>
+${undoHtml(record)}
+<dl class="facts">
+<dt>Asked by</dt><dd>${clientHtml(record)}</dd>
+<dt>On behalf of</dt><dd>${requesterHtml(record)}</dd>
+<dt>Action</dt><dd>${escape(record.title)} <span class="muted small">(<code>${escape(record.tool)}</code>)</span></dd>
+<dt>Link expires</dt><dd>${expiryHtml(record.expiresAt)}</dd>
+</dl>
+<h2 id="details">Details</h2>
+${argumentListHtml(record.summary)}
+<form method="post" action="${escape(action)}" aria-labelledby="details">
+<input type="hidden" name="csrf" value="${escape(record.csrf)}">
+<div class="actions">
+<button class="btn ${danger ? 'danger' : 'primary'}" type="submit" name="decision" value="approve"${record.undoable === false ? ' aria-describedby="undo"' : ''}>Continue</button>
+<button class="btn secondary" type="submit" name="decision" value="reject">Cancel</button>
+</div>
+</form>
+<p class="fine">Nothing runs until you choose Continue, and then it runs once. Opening this page changes nothing.</p>`,
   );
+}
+
+export function approvedPage(frame: PageFrame, record: ApprovalRecord): string {
+  return page(
+    frame,
+    'Approved',
+    `<p class="eyebrow">Done</p><h1>Approved</h1>
+<div class="notice ok" role="status"><p>${escape(record.title)} is approved, once.</p></div>
+<p>Go back to ${clientHtml(record)}: it can now run “${escape(record.title)}” once, with exactly these details. You can close this page.</p>`,
+  );
+}
+
+export function canceledPage(frame: PageFrame, record: ApprovalRecord): string {
+  return page(
+    frame,
+    'Canceled',
+    `<p class="eyebrow">Done</p><h1>Canceled</h1>
+<div class="notice" role="status"><p>“${escape(record.title)}” will not run.</p></div>
+<p>${clientHtml(record)} will be told you chose Cancel. You can close this page.</p>`,
+  );
+}
+
+export function alreadyDecidedPage(frame: PageFrame, status: string): string {
+  const what = status === 'rejected' ? 'canceled' : 'approved';
+  return page(frame, 'Already decided', `<p class="eyebrow">Nothing to do</p><h1>Already decided</h1><p>This request was already ${what}. Nothing changed now.</p>`);
+}
+
+export function expiredPage(frame: PageFrame, record: ApprovalRecord): string {
+  return page(
+    frame,
+    'Link expired',
+    `<p class="eyebrow">Nothing to do</p><h1>This link has expired</h1>
+<div class="notice warn" role="status"><p>“${escape(record.title)}” was not approved and will not run. The link ${expiryHtml(record.expiresAt)}.</p></div>
+<p>If you still want it, ask ${escape(record.clientName)} to try again: it will get a new link.</p>`,
+  );
+}
+
+export function notValidPage(frame: PageFrame): string {
+  return page(frame, 'Link not valid', '<p class="eyebrow">Nothing to do</p><h1>This link is not valid</h1><p>It was replaced by a newer link, was already used, or never existed. Ask your assistant to try again.</p>');
+}
+
+export function signInFirstPage(frame: PageFrame): string {
+  return page(frame, 'Sign in', '<h1>Sign in first</h1><p>Open this link in a browser where you are signed in.</p>');
+}
+
+export function refusedPage(frame: PageFrame): string {
+  return page(frame, 'Refused', '<h1>Refused</h1><p>This form did not come from the approval page, so nothing was changed.</p>');
 }

@@ -3,29 +3,25 @@ import { Controller, Get, HttpCode, Param, Post, Req, Res, type Type } from '@ne
 import type { Request, Response } from 'express';
 import { readBody } from '../http/read-body.js';
 import { McpConfig } from '../mcp-config.js';
-import { approvalPage, escape, page } from './approval-page.js';
+import { sendPage } from '../pages/page-response.js';
+import {
+  alreadyDecidedPage,
+  approvalPage,
+  approvedPage,
+  canceledPage,
+  expiredPage,
+  notValidPage,
+  type PageFrame,
+  refusedPage,
+  signInFirstPage,
+} from './approval-page.js';
 import { ApprovalsService } from './approvals.service.js';
-
-const HEADERS: Record<string, string> = {
-  'Content-Type': 'text/html; charset=utf-8',
-  // No script is needed; nothing may frame the page (clickjacking); nothing leaks the link.
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-};
-
-function send(res: Response, status: number, html: string): void {
-  for (const [name, value] of Object.entries(HEADERS)) res.setHeader(name, value);
-  res.status(status).send(html);
-}
-
-const gone = (res: Response) => send(res, 404, page('Link not valid', '<h1>This link is not valid</h1><p>It has expired, was already used, or never existed. Ask your assistant to try again.</p>'));
 
 /**
  * `GET <path>/approvals/<secret>` shows what was asked and changes nothing (link previews and
  * prefetchers must not approve); the Continue and Cancel buttons POST with an anti-CSRF token.
+ * Every page shares the module's layout and headers (sendPage): no inline script, no referrer,
+ * never cached, never framed.
  */
 export function createApprovalController(path: string): Type {
   @Controller(`${path}/approvals`)
@@ -35,13 +31,18 @@ export function createApprovalController(path: string): Type {
       private readonly config: McpConfig,
     ) {}
 
+    private get frame(): PageFrame {
+      return { brand: this.config.options.pages?.brand, assets: this.config.pageAssetsPath };
+    }
+
     @Get(':secret')
     async show(@Param('secret') secret: string, @Req() req: Request, @Res() res: Response): Promise<void> {
       const found = await this.approvals.bySecret(secret);
-      if (!found) return gone(res);
-      if (!(await this.sessionOk(req, found.record))) return send(res, 403, page('Sign in', '<h1>Sign in first</h1><p>Open this link in a browser where you are signed in.</p>'));
-      if (found.status !== 'pending') return send(res, 409, page('Already decided', `<h1>Already decided</h1><p>This request was already ${found.status === 'rejected' ? 'canceled' : 'approved'}.</p>`));
-      send(res, 200, approvalPage(found.record, req.originalUrl));
+      if (!found) return sendPage(res, 404, notValidPage(this.frame));
+      if (!(await this.sessionOk(req, found.record))) return sendPage(res, 403, signInFirstPage(this.frame));
+      if (found.status !== 'pending') return sendPage(res, 409, alreadyDecidedPage(this.frame, found.status));
+      if (found.expired) return sendPage(res, 410, expiredPage(this.frame, found.record));
+      sendPage(res, 200, approvalPage(this.frame, found.record, req.originalUrl));
     }
 
     @Post(':secret')
@@ -49,23 +50,22 @@ export function createApprovalController(path: string): Type {
     async decide(@Param('secret') secret: string, @Req() req: Request, @Res() res: Response): Promise<void> {
       const form = await readForm(req);
       const found = await this.approvals.bySecret(secret);
-      if (!found) return gone(res);
+      if (!found) return sendPage(res, 404, notValidPage(this.frame));
       const csrf = form.get('csrf') ?? '';
       const expected = Buffer.from(found.record.csrf);
       if (Buffer.byteLength(csrf) !== expected.length || !timingSafeEqual(Buffer.from(csrf), expected)) {
-        return send(res, 403, page('Refused', '<h1>Refused</h1><p>This form did not come from the approval page.</p>'));
+        return sendPage(res, 403, refusedPage(this.frame));
       }
-      if (!(await this.sessionOk(req, found.record))) return send(res, 403, page('Sign in', '<h1>Sign in first</h1>'));
+      if (!(await this.sessionOk(req, found.record))) return sendPage(res, 403, signInFirstPage(this.frame));
+      if (found.status !== 'pending') return sendPage(res, 409, alreadyDecidedPage(this.frame, found.status));
+      if (found.expired) return sendPage(res, 410, expiredPage(this.frame, found.record));
       const decision = form.get('decision') === 'approve' ? 'approved' : 'rejected';
       if (!(await this.approvals.decide(found.record, decision))) {
-        return send(res, 409, page('Already decided', '<h1>Already decided</h1><p>This request was already approved or canceled.</p>'));
+        const now = await this.approvals.bySecret(secret);
+        if (now?.expired) return sendPage(res, 410, expiredPage(this.frame, found.record));
+        return sendPage(res, 409, alreadyDecidedPage(this.frame, now?.status ?? 'approved'));
       }
-      const title = escape(found.record.title);
-      const done =
-        decision === 'approved'
-          ? `<h1>Approved</h1><p>Go back to ${escape(found.record.clientName)}: it can now run “${title}” once.</p>`
-          : `<h1>Canceled</h1><p>“${title}” will not run.</p>`;
-      send(res, 200, page(decision === 'approved' ? 'Approved' : 'Canceled', done));
+      sendPage(res, 200, decision === 'approved' ? approvedPage(this.frame, found.record) : canceledPage(this.frame, found.record));
     }
 
     private async sessionOk(req: Request, record: { id: string; principalKey: string; tool: string }): Promise<boolean> {

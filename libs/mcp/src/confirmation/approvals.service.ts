@@ -11,7 +11,15 @@ export interface ApprovalRecord {
   readonly principalKey: string;
   /** Who asked, as shown on the page. */
   readonly requester: string;
+  /** The requester's organisation and role, when the host describes callers (pages.describeCaller). */
+  readonly organisation?: string;
+  readonly role?: string;
   readonly clientName: string;
+  /** The OAuth client the token was issued to, when it says. */
+  readonly clientId?: string;
+  /** false when the host says the action cannot be undone; undefined when it does not say. */
+  readonly undoable?: boolean;
+  readonly undoNote?: string;
   readonly tool: string;
   readonly title: string;
   readonly digest: string;
@@ -29,6 +37,8 @@ export interface IssuedApproval {
 }
 
 const DEFAULT_TTL_MS = 10 * 60_000;
+/** How long past its expiry a link still finds its record, so its page can say "expired" rather than "not valid". */
+const EXPIRED_GRACE_MS = 60 * 60_000;
 const DEFAULT_MAX_PENDING = 20;
 
 /** A principal already holds as many undecided approvals as allowed; nothing new is stored. */
@@ -77,10 +87,11 @@ export class ApprovalsService {
     const secret = randomBytes(32).toString('base64url');
     const expiresAt = Date.now() + this.ttlMs;
     const record: ApprovalRecord = { ...input, id, expiresAt, csrf: randomBytes(24).toString('base64url') };
-    await this.store.put(`approval:${id}`, JSON.stringify(record), this.ttlMs);
-    await this.store.put(`approval-status:${id}`, 'pending', this.ttlMs);
-    await this.store.put(`approval-secret:${hashSecret(secret)}`, id, this.ttlMs);
-    await this.store.put(`approval-link:${id}`, hashSecret(secret), this.ttlMs);
+    const kept = this.ttlMs + EXPIRED_GRACE_MS;
+    await this.store.put(`approval:${id}`, JSON.stringify(record), kept);
+    await this.store.put(`approval-status:${id}`, 'pending', kept);
+    await this.store.put(`approval-secret:${hashSecret(secret)}`, id, kept);
+    await this.store.put(`approval-link:${id}`, hashSecret(secret), kept);
     await this.store.put(this.lookupKey(input.principalKey, input.tool, input.digest), id, this.ttlMs);
     return this.issued(id, secret, baseUrl, expiresAt);
   }
@@ -96,7 +107,7 @@ export class ApprovalsService {
       const current = await this.store.get(`approval-link:${record.id}`);
       if (!current) return undefined;
       const secret = randomBytes(32).toString('base64url');
-      await this.store.put(`approval-secret:${hashSecret(secret)}`, record.id, remaining);
+      await this.store.put(`approval-secret:${hashSecret(secret)}`, record.id, remaining + EXPIRED_GRACE_MS);
       if (await this.store.compareAndSet(`approval-link:${record.id}`, current, hashSecret(secret))) {
         await this.store.delete(`approval-secret:${current}`);
         return this.issued(record.id, secret, baseUrl, record.expiresAt);
@@ -113,21 +124,29 @@ export class ApprovalsService {
     return id ? this.byId(id) : undefined;
   }
 
-  async bySecret(secret: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus } | undefined> {
+  /** The approval behind a link — also for a while after it expired (`expired: true`), so its page can say so. */
+  async bySecret(secret: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus; expired: boolean } | undefined> {
     if (!/^[A-Za-z0-9_-]{20,100}$/.test(secret)) return undefined;
     const id = await this.store.get(`approval-secret:${hashSecret(secret)}`);
-    return id ? this.byId(id) : undefined;
+    const found = id ? await this.load(id) : undefined;
+    return found && { ...found, expired: found.record.expiresAt <= Date.now() };
   }
 
+  /** A live (unexpired) approval. */
   async byId(id: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus } | undefined> {
+    const found = await this.load(id);
+    return found && found.record.expiresAt > Date.now() ? found : undefined;
+  }
+
+  private async load(id: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus } | undefined> {
     const [raw, status] = await Promise.all([this.store.get(`approval:${id}`), this.store.get(`approval-status:${id}`)]);
     if (!raw || !status) return undefined;
-    const record = JSON.parse(raw) as ApprovalRecord;
-    return record.expiresAt > Date.now() ? { record, status: status as ApprovalStatus } : undefined;
+    return { record: JSON.parse(raw) as ApprovalRecord, status: status as ApprovalStatus };
   }
 
   /** The person's choice; only a pending approval can be decided, and only once. */
   async decide(record: ApprovalRecord, decision: 'approved' | 'rejected'): Promise<boolean> {
+    if (record.expiresAt <= Date.now()) return false;
     const decided = await this.store.compareAndSet(`approval-status:${record.id}`, 'pending', decision);
     // No longer pending: it leaves the principal's count.
     if (decided) await this.store.increment(this.pendingKey(record.principalKey), -1, this.ttlMs);

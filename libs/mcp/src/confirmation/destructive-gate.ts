@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import type { McpCall } from '../dispatch/mcp-call.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
 import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
+import type { McpConfirmationText } from '../mcp.options.js';
 import type { JsonObject } from '../protocol/index.js';
 import { summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
 import { ApprovalsService, type ApprovalRecord, type IssuedApproval, TooManyPendingApprovals } from './approvals.service.js';
@@ -14,6 +15,8 @@ const CONFIRM_SCHEMA: JsonObject = {
   properties: { confirm: { type: 'boolean', title: 'Continue', description: 'Run it now' } },
   required: ['confirm'],
 };
+
+type Confirmation = McpConfirmationText;
 
 const errorResult = (body: Record<string, unknown>): JsonObject => ({ content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true });
 
@@ -65,9 +68,17 @@ export class DestructiveGate implements OnApplicationBootstrap {
     const title = tool.annotations.title ?? tool.name;
     const describe = this.config.options.describeConfirmation;
     const described = describe ? await describe({ name: tool.name, title }, args, call.principal) : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
-    const message = truncateText(described, SUMMARY_LIMITS.message);
+    const text: McpConfirmationText = typeof described === 'string' ? { message: described } : described;
+    const confirmation: Confirmation = {
+      ...text,
+      message: truncateText(text.message, SUMMARY_LIMITS.message),
+      ...(text.undoNote ? { undoNote: truncateText(text.undoNote, SUMMARY_LIMITS.message) } : {}),
+    };
+    const message = confirmation.message;
     const log = (event: string, extra: Record<string, unknown> = {}) =>
-      this.audit.log(JSON.stringify({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), tool: tool.name, digest, ...extra }));
+      this.audit.log(
+        JSON.stringify({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), client_id: call.principal?.clientId, tool: tool.name, digest, ...extra }),
+      );
     const runOnce = async (via: string): Promise<JsonObject> => {
       log('run', { via });
       return run();
@@ -85,7 +96,8 @@ export class DestructiveGate implements OnApplicationBootstrap {
         return errorResult({ code: 'confirmation_declined', message: `The person declined ${title}; nothing was run. Do not retry unless they ask.` });
       }
       log('requested', { via: 'elicitation' });
-      inputs.require({ confirm: InputRequests.form(`${message}\n\nDo you want to continue?`, CONFIRM_SCHEMA) }, { confirm: tool.name });
+      const undo = confirmation.undoable === false ? '\n\nThis cannot be undone.' : '';
+      inputs.require({ confirm: InputRequests.form(`${message}${undo}\n\nDo you want to continue?`, CONFIRM_SCHEMA) }, { confirm: tool.name });
     }
 
     if (inputs.can('url')) {
@@ -102,7 +114,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
         }
         if (found?.status === 'pending') inputs.require({ approval: InputRequests.url(this.urlMessage(message), state.url) }, state);
       }
-      const issued = await this.pendingOrNew(tool, title, args, digest, principalKey, message, call);
+      const issued = await this.pendingOrNew(tool, title, args, digest, principalKey, confirmation, call);
       if ('error' in issued) return issued.error;
       log('requested', { via: 'url_elicitation', approval_id: issued.id });
       inputs.require({ approval: InputRequests.url(this.urlMessage(message), issued.url) }, { approval: issued.id, url: issued.url });
@@ -132,7 +144,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
         });
       }
     }
-    const issued = await this.create(tool, title, args, digest, principalKey, message, call);
+    const issued = await this.create(tool, title, args, digest, principalKey, confirmation, call);
     if ('error' in issued) return issued.error;
     log('requested', { via: 'approval_link', approval_id: issued.id });
     return errorResult({
@@ -145,25 +157,31 @@ export class DestructiveGate implements OnApplicationBootstrap {
   }
 
   /** The pending approval of this exact call with a fresh link, or a new approval. */
-  private async pendingOrNew(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, message: string, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
+  private async pendingOrNew(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, confirmation: Confirmation, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
     const existing = await this.approvals.forCall(principalKey, tool.name, digest);
     if (existing?.status === 'pending') {
       const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
       if (rotated) return rotated;
     }
-    return this.create(tool, title, args, digest, principalKey, message, call);
+    return this.create(tool, title, args, digest, principalKey, confirmation, call);
   }
 
-  private async create(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, message: string, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
+  private async create(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, confirmation: Confirmation, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
+    const caller = call.principal && this.config.options.pages?.describeCaller?.(call.principal);
     const record: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf'> = {
       principalKey,
-      requester: call.principal?.subject ?? 'an unknown caller',
+      requester: caller?.person ?? call.principal?.subject ?? 'an unknown caller',
+      ...(caller?.organisation ? { organisation: caller.organisation } : {}),
+      ...(caller?.role ? { role: caller.role } : {}),
       clientName: this.clientName(call),
+      ...(call.principal?.clientId ? { clientId: call.principal.clientId } : {}),
       tool: tool.name,
       title,
       digest,
       summary: summarizeArguments(args),
-      message,
+      message: confirmation.message,
+      ...(confirmation.undoable !== undefined ? { undoable: confirmation.undoable } : {}),
+      ...(confirmation.undoNote ? { undoNote: confirmation.undoNote } : {}),
     };
     try {
       return await this.approvals.create(record, this.config.baseUrl(call.req));
@@ -183,7 +201,11 @@ export class DestructiveGate implements OnApplicationBootstrap {
     return `${message} Open the link to review it and choose Continue or Cancel, then come back here.`;
   }
 
+  /**
+   * The client, as a person would recognise it: the name its token carries (from its OAuth
+   * registration), else the name its request gives (2026 clientInfo), else a generic phrase.
+   */
   private clientName(call: McpCall): string {
-    return (call.era.era === 'modern' && call.era.clientInfo?.name) || 'an MCP client';
+    return truncateText(call.principal?.clientName || (call.era.era === 'modern' && call.era.clientInfo?.name) || 'an MCP client', 120);
   }
 }

@@ -1,0 +1,107 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { InMemoryStateStore, McpConfig, type McpStateStore, RedisStateStore } from '@app/mcp';
+import type { Express, Request, Response } from 'express';
+import type { default as Provider, errors as ProviderErrors } from 'oidc-provider';
+import { loadOrCreateDevKey } from '../auth/dev-signing-key.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { loadStateKey } from '../mcp/state-key.js';
+import { providerConfiguration } from './provider-configuration.js';
+import { type Frame, signInProblemPage } from './sign-in-page.js';
+import { sendPage } from '@app/mcp';
+
+/** Where the provider's own endpoints live (authorize, token, register, jwks, …). */
+export const OAUTH_PATH = '/oauth';
+
+/**
+ * The development authorization server (oidc-provider), mounted in this app under /oauth, with its
+ * metadata at the issuer's well-known locations (RFC 8414, and OpenID discovery). Its state is in
+ * memory when embedded and in Redis when REDIS_URL is set, so any replica serves any step; it signs
+ * with the development key, so the app's own verifier accepts its tokens.
+ */
+@Injectable()
+export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('DevAuthorizationServer');
+  provider!: Provider;
+  errors!: typeof ProviderErrors;
+  private store!: McpStateStore;
+  private csrfKey!: Buffer;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly mcp: McpConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get frame(): Frame {
+    return { brand: this.mcp.options.pages?.brand, assets: this.mcp.pageAssetsPath };
+  }
+
+  async onModuleInit(): Promise<void> {
+    const config = this.config;
+    // Loaded only when the server is on (like the AWS SDK): production starts never pay for it.
+    const { default: ProviderClass, errors } = await import('oidc-provider');
+    const stateKey = loadStateKey(config);
+    const derive = (purpose: string) => createHmac('sha256', stateKey).update(purpose).digest();
+    this.csrfKey = derive('kadu-oauth-sign-in-csrf');
+    this.errors = errors;
+    this.store = config.redisUrl
+      ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}oauth:`, { timeoutMs: config.dependencyTimeoutMs })
+      : new InMemoryStateStore();
+    const key = await loadOrCreateDevKey(config);
+    this.provider = new ProviderClass(
+      config.oauthIssuer,
+      providerConfiguration({
+        config,
+        store: this.store,
+        signingKey: key.privateJwk,
+        cookieKey: derive('kadu-oauth-cookies').toString('base64url'),
+        errors,
+        renderError: (ctx, out) => {
+          ctx.type = 'html';
+          const text = out.error_description ?? out.error ?? 'The request could not be completed.';
+          ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+          ctx.set('Referrer-Policy', 'no-referrer');
+          ctx.body = signInProblemPage(this.frame, 'This sign-in cannot go on', `${String(text)} Go back to your app and try again.`);
+        },
+      }),
+    );
+    // Behind a TLS-terminating proxy (an https public URL) the provider must read the forwarded scheme.
+    this.provider.proxy = config.publicBaseUrl.startsWith('https:');
+    this.provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.status === 503) ctx.set('Retry-After', '5');
+    });
+    this.provider.on('server_error', (_ctx, error) => this.logger.error(`authorization server error: ${error.message}`));
+    this.mount(this.adapterHost.httpAdapter.getInstance() as Express);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store?.close();
+  }
+
+  /** The anti-CSRF token of one sign-in (bound to its interaction id, keyed by the shared state key). */
+  csrfFor(uid: string): string {
+    return createHmac('sha256', this.csrfKey).update(uid).digest('base64url');
+  }
+
+  private mount(app: Express): void {
+    const handle = this.provider.callback();
+    app.use(OAUTH_PATH, (req, res) => void handle(req, res));
+    // RFC 8414 (where MCP clients look first) and OpenID discovery, at the issuer's well-known locations.
+    const issuerPath = new URL(this.config.oauthIssuer).pathname.replace(/\/+$/, '');
+    for (const name of ['oauth-authorization-server', 'openid-configuration']) {
+      app.get(`/.well-known/${name}${issuerPath}`, (req: Request, res: Response) => {
+        req.url = '/.well-known/openid-configuration';
+        req.originalUrl = `${OAUTH_PATH}/.well-known/openid-configuration`;
+        void handle(req, res);
+      });
+    }
+  }
+
+  /** Answers a page about a sign-in that cannot go on. */
+  problem(res: Response, status: number, heading: string, text: string): void {
+    sendPage(res, status, signInProblemPage(this.frame, heading, text));
+  }
+}

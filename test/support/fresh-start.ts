@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, Replica } from './replicas.js';
+
+/**
+ * `npm start` on a fresh machine: the built app (`node dist/src/main.js`, what `npm start` runs
+ * after building) in an empty data folder, on its embedded defaults, as a separate process.
+ */
+export class FreshStart {
+  private constructor(
+    readonly app: Replica,
+    private readonly dataDir: string,
+  ) {}
+
+  static async start(env: Record<string, string> = {}): Promise<FreshStart> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kadu-fresh-'));
+    const app = new Replica('app', await freePort(), dataDir);
+    // The test runner's own settings (loaders, the distributed pass's services) are not the app's.
+    const { NODE_OPTIONS: _n, NODE_ENV: _e, KADU_TEST_DATABASE_URL: _d, KADU_TEST_REDIS_URL: _r, KADU_TEST_S3_ENDPOINT: _s, KADU_TEST_S3_BUCKET: _b, VITEST: _v, ...inherited } =
+      process.env as Record<string, string>;
+    app.start({ ...inherited, PORT: String(app.port), DATA_DIR: dataDir, ...env });
+    try {
+      await app.ready();
+    } catch (error) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw error;
+    }
+    return new FreshStart(app, dataDir);
+  }
+
+  /** The public URL `npm start` prints (PUBLIC_BASE_URL defaults to http://localhost:<port>). */
+  get url(): string {
+    return `http://localhost:${this.app.port}`;
+  }
+
+  async stop(): Promise<void> {
+    await this.app.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
