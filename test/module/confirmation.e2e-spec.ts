@@ -107,7 +107,9 @@ describe.each([
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.text).toContain('Delete a note');
     expect(page.text).toContain('alice');
-    expect(page.text).toContain(`&#34;note_id&#34;: &#34;${n1}&#34;`);
+    // The arguments in words, the id marked as an id — not raw JSON.
+    expect(page.text).toContain(`<dt>Note</dt><dd><span class="tag">id</span><code class="id">${n1}</code></dd>`);
+    expect(page.text).not.toContain('&#34;note_id&#34;');
     expect(t.notes.deleted).toEqual([]);
 
     expect((await decide(t.server, link, 'approve')).status).toBe(200);
@@ -127,6 +129,25 @@ describe.each([
     const first = errorOf(await call(del(n2)));
     expect((await decide(t.server, first.approval_url, 'reject')).text).toContain('will not run');
     expect(errorOf(await call(del(n2))).code).toBe('approval_rejected');
+    expect(t.notes.deleted).toEqual([]);
+  });
+
+  it('an expired link says so (410) and its buttons change nothing', async () => {
+    const first = errorOf(await call(del(n1)));
+    const page = await request(t.server).get(approvalPath(first.approval_url));
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1];
+    const realNow = Date.now;
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 11 * 60_000);
+    try {
+      const expired = await request(t.server).get(approvalPath(first.approval_url));
+      expect(expired.status).toBe(410);
+      expect(expired.text).toContain('This link has expired');
+      const pressed = await request(t.server).post(approvalPath(first.approval_url)).type('form').send({ csrf, decision: 'approve' });
+      expect(pressed.status).toBe(410);
+      expect(errorOf(await call(del(n1))).code).toBe('approval_required');
+    } finally {
+      spy.mockRestore();
+    }
     expect(t.notes.deleted).toEqual([]);
   });
 

@@ -1,6 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  exchangeAuthorization,
+  refreshAuthorization,
+  startAuthorization,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshots, seriousViolations } from '../support/browser.js';
@@ -15,6 +21,8 @@ import { BrowserOAuthProvider, CallbackServer } from '../support/oauth-client.js
 let kadu: FreshStart;
 let browser: Browser | undefined;
 let callback: CallbackServer;
+/** Left by the first test for the next ones: the registered client, its tokens, and the browser (signed in). */
+let connectedState: { provider: BrowserOAuthProvider; page: Page } | undefined;
 
 beforeAll(async () => {
   [kadu, browser, callback] = await Promise.all([FreshStart.start(), launchChromium(), new CallbackServer().start()]);
@@ -78,6 +86,95 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     const text = (me.content as { type: string; text: string }[])[0]!.text;
     expect(JSON.parse(text).data).toMatchObject({ organization: { slug: 'globex' }, member: { email: 'rui@globex.test', role: 'operator' } });
     await connected.close();
-    await page.close();
+    connectedState = { provider, page };
   }, 90_000);
+
+  it('the refresh token gives a new access token that works, without the browser', async (ctx) => {
+    if (!connectedState) return ctx.skip();
+    const { provider } = connectedState;
+    const metadata = await discoverAuthorizationServerMetadata(kadu.url);
+    const refreshed = await refreshAuthorization(kadu.url, {
+      metadata,
+      clientInformation: provider.client!,
+      refreshToken: provider.saved!.refresh_token!,
+      resource: new URL(`${kadu.url}/mcp`),
+    });
+    expect(refreshed.access_token).not.toBe(provider.saved!.access_token);
+    expect(decodeJwt(refreshed.access_token)).toMatchObject({ aud: `${kadu.url}/mcp`, sub: 'rui@globex.test', org: 'globex', role: 'operator', client_name: 'Kadu OAuth test client' });
+    const list = await mcpPost(refreshed.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toContain('kadu_me_get');
+  });
+
+  it('audiences stay apart: the MCP token is refused by /api/v1, and an API token from the same server is refused by /mcp', async (ctx) => {
+    if (!connectedState) return ctx.skip();
+    const { provider, page } = connectedState;
+    const mcpToken = provider.saved!.access_token;
+    const refusedAtApi = await fetch(`${kadu.url}/api/v1/me`, { headers: { Authorization: `Bearer ${mcpToken}` } });
+    expect(refusedAtApi.status).toBe(401);
+    expect(((await refusedAtApi.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toBe('the token was not issued for this resource (audience)');
+
+    // The same client asks for the REST API (RFC 8707 resource); the signed-in browser consents again.
+    const metadata = await discoverAuthorizationServerMetadata(kadu.url);
+    const api = new URL(`${kadu.url}/api/v1`);
+    const { authorizationUrl, codeVerifier } = await startAuthorization(kadu.url, {
+      metadata,
+      clientInformation: provider.client!,
+      redirectUrl: callback.url,
+      scope: 'kadu.tasks.read kadu.usage.read',
+      resource: api,
+    });
+    const redirected = callback.next();
+    await page.goto(authorizationUrl.href);
+    expect(await page.innerText('main')).toContain('Kadu REST API');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const code = (await redirected).get('code')!;
+    const tokens = await exchangeAuthorization(kadu.url, { metadata, clientInformation: provider.client!, authorizationCode: code, codeVerifier, redirectUri: callback.url, resource: api });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: api.href, org: 'globex', sub: 'rui@globex.test', scope: 'kadu.tasks.read kadu.usage.read' });
+    const me = await fetch(`${kadu.url}/api/v1/me`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { data: { organization: { slug: string } } }).data.organization.slug).toBe('globex');
+    const refusedAtMcp = await mcpPost(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+    expect(refusedAtMcp.status).toBe(401);
+    expect(refusedAtMcp.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('a resource that is not Kadu is refused by the authorization server (invalid_target)', async (ctx) => {
+    if (!connectedState) return ctx.skip();
+    const { provider, page } = connectedState;
+    const metadata = await discoverAuthorizationServerMetadata(kadu.url);
+    const { authorizationUrl } = await startAuthorization(kadu.url, { metadata, clientInformation: provider.client!, redirectUrl: callback.url, scope: 'kadu.tasks.read', resource: new URL('https://elsewhere.example/mcp') });
+    const redirected = callback.next();
+    await page.goto(authorizationUrl.href);
+    expect((await redirected).get('error')).toBe('invalid_target');
+  });
+
+  it('Cancel on the sign-in page sends the client access_denied and no code', async (ctx) => {
+    if (!browser) return ctx.skip();
+    const page = await browser.newPage();
+    const provider = new BrowserOAuthProvider(callback.url, async (url) => {
+      await page.goto(url.href);
+      await page.getByRole('button', { name: 'Cancel' }).click();
+    }, undefined, 'A client the person refuses');
+    const redirected = callback.next();
+    await expect(new Client({ name: 't', version: '1' }).connect(new StreamableHTTPClientTransport(new URL(`${kadu.url}/mcp`), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    const answer = await redirected;
+    expect(answer.get('error')).toBe('access_denied');
+    expect(answer.get('code')).toBeNull();
+    await page.close();
+  });
 });
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'fetch', version: '1' },
+};
+
+function mcpPost(token: string, body: { method: string } & Record<string, unknown>): Promise<Response> {
+  return fetch(`${kadu.url}/mcp`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': body.method },
+    body: JSON.stringify(body),
+  });
+}

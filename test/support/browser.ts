@@ -37,11 +37,9 @@ export interface AxeViolation {
  */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axeSource);
-  const result = await page.evaluate(() =>
-    (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: AxeViolation[] }> } }).axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-    }),
-  );
+  const result = (await page.evaluate(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })",
+  )) as { violations: AxeViolation[] };
   return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
 }
 
@@ -65,7 +63,7 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 export async function fitsPhoneWidth(page: Page): Promise<boolean> {
   const before = page.viewportSize();
   await page.setViewportSize(PHONE);
-  const fits = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  const fits = (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean;
   if (before) await page.setViewportSize(before);
   return fits;
 }

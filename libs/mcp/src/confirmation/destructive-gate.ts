@@ -179,7 +179,8 @@ export class DestructiveGate implements OnApplicationBootstrap {
       title,
       digest,
       summary: summarizeArguments(args),
-      message: confirmation.message,
+      // Without the host's sentence, the page says what the details list below shows (never raw JSON).
+      message: this.config.options.describeConfirmation ? confirmation.message : `${title}, with the details below.`,
       ...(confirmation.undoable !== undefined ? { undoable: confirmation.undoable } : {}),
       ...(confirmation.undoNote ? { undoNote: confirmation.undoNote } : {}),
     };
