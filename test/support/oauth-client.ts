@@ -93,3 +93,35 @@ export class BrowserOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
+
+/**
+ * A whole OAuth connection as the official SDK runs it (`auth`: discovery, registration, PKCE
+ * authorization, token), with the browser page signing in as `who` and pressing Allow.
+ */
+export async function connectThroughBrowser(
+  serverUrl: string,
+  page: import('playwright-core').Page,
+  callback: CallbackServer,
+  who: { org: string; user: string; role: string },
+  clientName = 'Kadu OAuth test client',
+): Promise<BrowserOAuthProvider> {
+  const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  const provider = new BrowserOAuthProvider(
+    callback.url,
+    async (url) => {
+      await page.goto(url.href);
+      await page.getByLabel('Organisation').fill(who.org);
+      await page.getByLabel('Person (email)').fill(who.user);
+      await page.getByLabel('Role').selectOption(who.role);
+      await page.getByRole('button', { name: 'Allow' }).click();
+    },
+    undefined,
+    clientName,
+  );
+  const redirected = callback.next();
+  if ((await auth(provider, { serverUrl: `${serverUrl}/mcp` })) !== 'REDIRECT') throw new Error('expected a browser sign-in');
+  const code = (await redirected).get('code');
+  if (!code) throw new Error('no authorization code came back');
+  await auth(provider, { serverUrl: `${serverUrl}/mcp`, authorizationCode: code });
+  return provider;
+}
