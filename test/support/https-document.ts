@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * One JSON document served over HTTPS on loopback (a Client ID Metadata Document lives at an https
+ * URL), with a self-signed certificate made by openssl for `localhost`; `caFile` is what a process
+ * that fetches it trusts (NODE_EXTRA_CA_CERTS). Undefined when openssl is not installed.
+ */
+export class HttpsDocument {
+  private server?: Server;
+  url = '';
+  private constructor(
+    readonly caFile: string,
+    private readonly folder: string,
+    private readonly key: Buffer,
+    private readonly cert: Buffer,
+  ) {}
+
+  static create(): HttpsDocument | undefined {
+    const folder = mkdtempSync(join(tmpdir(), 'kadu-tls-'));
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem')],
+      { encoding: 'utf8' },
+    );
+    if (made.error || made.status !== 0) {
+      rmSync(folder, { recursive: true, force: true });
+      return undefined;
+    }
+    return new HttpsDocument(join(folder, 'cert.pem'), folder, readFileSync(join(folder, 'key.pem')), readFileSync(join(folder, 'cert.pem')));
+  }
+
+  /** Serves `document(url)` at https://localhost:<port>/<path>; counts the fetches. */
+  fetches = 0;
+  async serve(path: string, document: (url: string) => object): Promise<string> {
+    this.server = createServer({ key: this.key, cert: this.cert }, (req, res) => {
+      if (req.url !== path) return void res.writeHead(404).end();
+      this.fetches++;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=60' }).end(JSON.stringify(document(this.url)));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `https://localhost:${(this.server.address() as { port: number }).port}${path}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
+    rmSync(this.folder, { recursive: true, force: true });
+  }
+}
