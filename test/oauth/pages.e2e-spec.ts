@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { discoverAuthorizationServerMetadata, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Logger } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { fitsPhoneWidth, launchChromium, screenshots, seriousViolations } from '../support/browser.js';
@@ -65,7 +66,12 @@ describe('the approval page', () => {
   it('for a delete: names the OAuth client, the person and organisation, says it cannot be undone, and the keyboard approves', async (ctx) => {
     if (!browser) return ctx.skip();
     const taskId = await newTask('Quarterly close');
+    const audit = vi.spyOn(Logger.prototype, 'log');
     const link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
+    // The audit line names the client too (its name and its OAuth client id).
+    const requested = audit.mock.calls.map(([line]) => String(line)).find((line) => line.includes('"event":"requested"') && line.includes('kadu_tasks_delete'));
+    audit.mockRestore();
+    expect(JSON.parse(requested!)).toMatchObject({ client: 'Claude Desktop (test)', client_id: provider.client!.client_id, principal: 'acme:ana@acme.test' });
     const page = await browser.newPage();
     const response = await page.goto(link);
     expect(response?.status()).toBe(200);
