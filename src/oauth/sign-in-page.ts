@@ -56,6 +56,7 @@ export function signInPage(frame: Frame, view: SignInView): string {
 ${view.client.returnTo ? `<dt>Sends you back to</dt><dd><code>${e(view.client.returnTo)}</code></dd>` : ''}
 </dl>
 <div class="notice warn" role="note"><p><strong>Development sign-in, no password.</strong> Choose the organisation, person and role to act as. This page never runs in production unless explicitly allowed.</p></div>
+${view.problems && Object.values(view.problems).some(Boolean) ? '<div class="notice danger" role="alert"><p><strong>Check the fields marked below.</strong> Nothing was signed in.</p></div>' : ''}
 <form method="post" action="${e(view.action)}" novalidate>
 <input type="hidden" name="csrf" value="${e(view.csrf)}">
 <fieldset><legend>Who are you?</legend>

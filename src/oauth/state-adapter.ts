@@ -6,8 +6,9 @@ export interface AdapterErrors {
   invalidGrant(description: string): Error;
 }
 
-// Registered clients and other records without an expiry are kept this long.
-const NO_EXPIRY_MS = 30 * 24 * 3600_000;
+// Registered clients (no expiry of their own) are kept as long as a refresh token lives; a client
+// forgotten after that registers again, as MCP clients do on invalid_client.
+const NO_EXPIRY_MS = 14 * 24 * 3600_000;
 
 /** The store could not be reached: the provider answers 503 rather than a bare 500. */
 export class AuthorizationStateUnavailable extends Error {

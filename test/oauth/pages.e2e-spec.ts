@@ -164,6 +164,7 @@ describe('the sign-in page', () => {
     const answer = page.waitForResponse((r) => r.request().method() === 'POST');
     await page.getByRole('button', { name: 'Allow' }).click();
     expect((await answer).status()).toBe(422);
+    expect(await page.innerText('[role="alert"]')).toContain('Check the fields marked below.');
     expect(await page.getAttribute('#org', 'aria-invalid')).toBe('true');
     expect(await page.getAttribute('#org', 'aria-describedby')).toBe('org-hint org-error');
     expect(await page.innerText('#org-error')).toContain('lower-case letters');
