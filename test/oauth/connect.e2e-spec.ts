@@ -40,6 +40,50 @@ async function signIn(page: Page, who: { org: string; user: string; role: string
   await page.getByRole('button', { name: 'Allow' }).click();
 }
 
+describe('what a client finds without a browser', () => {
+  it('401 → protected-resource metadata → authorization-server metadata (RFC 8414) → registration; PKCE with S256 is required', async () => {
+    const first = await fetch(`${kadu.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(first.status).toBe(401);
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(first.headers.get('www-authenticate') ?? '')?.[1];
+    expect(metadataUrl).toBe(`${kadu.url}/.well-known/oauth-protected-resource/mcp`);
+    const resource = (await (await fetch(metadataUrl!)).json()) as { resource: string; authorization_servers: string[] };
+    expect(resource).toMatchObject({ resource: `${kadu.url}/mcp`, authorization_servers: [kadu.url] });
+
+    const server = (await (await fetch(`${kadu.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    expect(server).toMatchObject({
+      issuer: kadu.url,
+      authorization_endpoint: `${kadu.url}/oauth/auth`,
+      token_endpoint: `${kadu.url}/oauth/token`,
+      registration_endpoint: `${kadu.url}/oauth/reg`,
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: ['code'],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
+    });
+    expect(server.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+    expect(server.scopes_supported).toEqual(expect.arrayContaining(['kadu.tasks.run', 'kadu.members.write']));
+
+    const registered = await fetch(server.registration_endpoint as string, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: 'curl', redirect_uris: [callback.url], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+    });
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string; client_name: string };
+    expect(client.client_name).toBe('curl');
+
+    const authorize = async (extra: Record<string, string>) => {
+      const url = new URL(server.authorization_endpoint as string);
+      for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: callback.url, response_type: 'code', scope: 'kadu.tasks.read', state: 's', ...extra })) url.searchParams.set(k, v);
+      const answer = await fetch(url, { redirect: 'manual' });
+      return new URL(answer.headers.get('location') ?? '', kadu.url).searchParams;
+    };
+    expect(Object.fromEntries(await authorize({}))).toMatchObject({ error: 'invalid_request', error_description: 'Authorization Server policy requires PKCE to be used for this request' });
+    expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })).get('error')).toBe('invalid_request');
+    expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', resource: 'https://elsewhere.example/' })).get('error')).toBe('invalid_target');
+  });
+});
+
 describe('the official MCP client (SDK v1) against a fresh npm start', () => {
   it('discovers, registers, authorizes with PKCE in the browser, gets a token and calls a tool', async (ctx) => {
     if (!browser) return ctx.skip();
