@@ -81,7 +81,7 @@ describe('what a client finds without a browser', () => {
     expect(Object.fromEntries(await authorize({}))).toMatchObject({ error: 'invalid_request', error_description: 'Authorization Server policy requires PKCE to be used for this request' });
     expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })).get('error')).toBe('invalid_request');
     expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', resource: 'https://elsewhere.example/' })).get('error')).toBe('invalid_target');
-  });
+  }, 60_000);
 });
 
 describe('the official MCP client (SDK v1) against a fresh npm start', () => {
@@ -148,7 +148,7 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     const list = await mcpPost(refreshed.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
     expect(list.status).toBe(200);
     expect(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toContain('kadu_me_get');
-  });
+  }, 60_000);
 
   it('audiences stay apart: the MCP token is refused by /api/v1, and an API token from the same server is refused by /mcp', async (ctx) => {
     if (!connectedState) return ctx.skip();
@@ -181,7 +181,7 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     const refusedAtMcp = await mcpPost(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
     expect(refusedAtMcp.status).toBe(401);
     expect(refusedAtMcp.headers.get('www-authenticate')).toContain('error="invalid_token"');
-  });
+  }, 60_000);
 
   it('a resource that is not Kadu is refused by the authorization server (invalid_target)', async (ctx) => {
     if (!connectedState) return ctx.skip();
@@ -191,7 +191,7 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     const redirected = callback.next();
     await page.goto(authorizationUrl.href);
     expect((await redirected).get('error')).toBe('invalid_target');
-  });
+  }, 60_000);
 
   it('Cancel on the sign-in page sends the client access_denied and no code', async (ctx) => {
     if (!browser) return ctx.skip();
@@ -206,7 +206,7 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     expect(answer.get('error')).toBe('access_denied');
     expect(answer.get('code')).toBeNull();
     await page.close();
-  });
+  }, 60_000);
 });
 
 const META = {

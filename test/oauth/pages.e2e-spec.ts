@@ -110,7 +110,7 @@ describe('the approval page', () => {
     expect(await page.innerText('h1')).toBe('Already decided');
     await accessible(page, 'approval-already-decided');
     await page.close();
-  });
+  }, 60_000);
 
   it('for an action that can be undone: says so, a plain button, and Cancel runs nothing', async (ctx) => {
     if (!browser) return ctx.skip();
@@ -127,7 +127,7 @@ describe('the approval page', () => {
     expect(JSON.parse((retry.content as { text: string }[])[0]!.text).error.code).toBe('approval_rejected');
     expect((await request(kadu.server).get('/api/v1/webhooks').set('Authorization', `Bearer ${api}`)).body.data).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
   it('an expired link and a link that is not valid explain themselves', async (ctx) => {
     if (!browser) return ctx.skip();
@@ -148,7 +148,7 @@ describe('the approval page', () => {
     expect(await page.innerText('h1')).toBe('This link is not valid');
     await accessible(page, 'approval-not-valid');
     await page.close();
-  });
+  }, 60_000);
 });
 
 describe('the sign-in page', () => {
@@ -176,5 +176,5 @@ describe('the sign-in page', () => {
     expect(await page.innerText('h1')).toBe('This sign-in has expired');
     await accessible(page, 'oauth-sign-in-expired');
     await page.close();
-  });
+  }, 60_000);
 });

@@ -19,13 +19,13 @@ describe('when the development authorization server runs', () => {
     expect(loadConfig({ ...base }).devAuthServer).toBe(true);
     expect(loadConfig({ ...base, NODE_ENV: 'test' }).devAuthServer).toBe(true);
     expect(loadConfig({ ...base, OAUTH_DEV_SERVER: 'off' }).devAuthServer).toBe(false);
-  });
+  }, 60_000);
 
   it('off with a real authorization server, and refused if asked for', () => {
     const real = { ...base, OAUTH_ISSUER: 'https://login.example', OAUTH_JWKS_URL: 'https://login.example/jwks' };
     expect(loadConfig(real).devAuthServer).toBe(false);
     expect(() => loadConfig({ ...real, OAUTH_DEV_SERVER: 'on' })).toThrow('OAUTH_DEV_SERVER=on needs development tokens');
-  });
+  }, 60_000);
 
   it('off in production even with development tokens allowed; on there only when explicitly allowed', () => {
     const prod = { ...base, NODE_ENV: 'production', ALLOW_DEV_TOKENS: 'true' };
@@ -35,7 +35,7 @@ describe('when the development authorization server runs', () => {
     );
     expect(loadConfig({ ...prod, OAUTH_DEV_SERVER: 'on', ALLOW_DEV_AUTHORIZATION_SERVER: 'true' }).devAuthServer).toBe(true);
     expect(() => loadConfig({ ...base, OAUTH_DEV_SERVER: 'maybe' })).toThrow("OAUTH_DEV_SERVER must be on, off or auto, got 'maybe'");
-  });
+  }, 60_000);
 
   it('the app refuses to start in production with it, saying why', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-prod-'));
@@ -48,7 +48,7 @@ describe('when the development authorization server runs', () => {
     rmSync(dataDir, { recursive: true, force: true });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('Refusing to start in production with the development authorization server');
-  });
+  }, 60_000);
 });
 
 describe('production refuses what the development authorization server issues', () => {
@@ -82,13 +82,13 @@ describe('production refuses what the development authorization server issues', 
   afterAll(async () => {
     await Promise.all([browser?.close(), callback?.stop(), new Promise((r) => jwks?.close(r))]);
     await Promise.all([dev?.close(), prod?.close()]);
-  });
+  }, 60_000);
 
   it('has no authorization server, no sign-in page and no development JWKS to offer', async () => {
     expect((await request(prod.server).get('/.well-known/oauth-authorization-server')).status).toBe(404);
     expect((await request(prod.server).get('/oauth/auth')).status).toBe(404);
     expect((await request(prod.server).get('/sign-in/anything')).status).toBe(404);
-  });
+  }, 60_000);
 
   it('a token the development authorization server issued is refused at both doors', async (ctx) => {
     if (!browser) return ctx.skip();
@@ -105,5 +105,5 @@ describe('production refuses what the development authorization server issues', 
     expect(refused.body).toEqual({ error: 'invalid_token', error_description: 'the token signature is not valid' });
     const api = await request(prod.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
     expect(api.status).toBe(401);
-  });
+  }, 60_000);
 });
