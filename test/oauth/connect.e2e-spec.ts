@@ -10,6 +10,7 @@ import {
 import { decodeJwt } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshots, seriousViolations } from '../support/browser.js';
+import { chromium, requires } from '../support/infrastructure.js';
 import { FreshStart } from '../support/fresh-start.js';
 import { BrowserOAuthProvider, CallbackServer } from '../support/oauth-client.js';
 
@@ -19,13 +20,13 @@ import { BrowserOAuthProvider, CallbackServer } from '../support/oauth-client.js
  * authorization with PKCE in a real browser (sign-in and consent), token, then tools/call.
  */
 let kadu: FreshStart;
-let browser: Browser | undefined;
+let browser: Browser;
 let callback: CallbackServer;
 /** Left by the first test for the next ones: the registered client, its tokens, and the browser (signed in). */
 let connectedState: { provider: BrowserOAuthProvider; page: Page } | undefined;
 
 beforeAll(async () => {
-  [kadu, browser, callback] = await Promise.all([FreshStart.start(), launchChromium(), new CallbackServer().start()]);
+  [kadu, callback] = await Promise.all([FreshStart.start(), new CallbackServer().start()]);
 }, 90_000);
 afterAll(async () => {
   await Promise.all([kadu?.stop(), browser?.close(), callback?.stop()]);
@@ -84,9 +85,12 @@ describe('what a client finds without a browser', () => {
   }, 60_000);
 });
 
-describe('the official MCP client (SDK v1) against a fresh npm start', () => {
-  it('discovers, registers, authorizes with PKCE in the browser, gets a token and calls a tool', async (ctx) => {
-    if (!browser) return ctx.skip();
+requires(chromium()).describe('the official MCP client (SDK v1) against a fresh npm start', () => {
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+
+  it('discovers, registers, authorizes with PKCE in the browser, gets a token and calls a tool', async () => {
     const page = await browser.newPage();
     let signInPage: { url: string; axe: unknown[]; text: string } | undefined;
     const provider = new BrowserOAuthProvider(callback.url, async (url) => {
@@ -133,9 +137,8 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     connectedState = { provider, page };
   }, 90_000);
 
-  it('the refresh token gives a new access token that works, without the browser', async (ctx) => {
-    if (!connectedState) return ctx.skip();
-    const { provider } = connectedState;
+  it('the refresh token gives a new access token that works, without the browser', async () => {
+    const { provider } = connectedState!;
     const metadata = await discoverAuthorizationServerMetadata(kadu.url);
     const refreshed = await refreshAuthorization(kadu.url, {
       metadata,
@@ -150,9 +153,8 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     expect(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toContain('kadu_me_get');
   }, 60_000);
 
-  it('audiences stay apart: the MCP token is refused by /api/v1, and an API token from the same server is refused by /mcp', async (ctx) => {
-    if (!connectedState) return ctx.skip();
-    const { provider, page } = connectedState;
+  it('audiences stay apart: the MCP token is refused by /api/v1, and an API token from the same server is refused by /mcp', async () => {
+    const { provider, page } = connectedState!;
     const mcpToken = provider.saved!.access_token;
     const refusedAtApi = await fetch(`${kadu.url}/api/v1/me`, { headers: { Authorization: `Bearer ${mcpToken}` } });
     expect(refusedAtApi.status).toBe(401);
@@ -183,9 +185,8 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     expect(refusedAtMcp.headers.get('www-authenticate')).toContain('error="invalid_token"');
   }, 60_000);
 
-  it('a resource that is not Kadu is refused by the authorization server (invalid_target)', async (ctx) => {
-    if (!connectedState) return ctx.skip();
-    const { provider, page } = connectedState;
+  it('a resource that is not Kadu is refused by the authorization server (invalid_target)', async () => {
+    const { provider, page } = connectedState!;
     const metadata = await discoverAuthorizationServerMetadata(kadu.url);
     const { authorizationUrl } = await startAuthorization(kadu.url, { metadata, clientInformation: provider.client!, redirectUrl: callback.url, scope: 'kadu.tasks.read', resource: new URL('https://elsewhere.example/mcp') });
     const redirected = callback.next();
@@ -193,8 +194,7 @@ describe('the official MCP client (SDK v1) against a fresh npm start', () => {
     expect((await redirected).get('error')).toBe('invalid_target');
   }, 60_000);
 
-  it('Cancel on the sign-in page sends the client access_denied and no code', async (ctx) => {
-    if (!browser) return ctx.skip();
+  it('Cancel on the sign-in page sends the client access_denied and no code', async () => {
     const page = await browser.newPage();
     const provider = new BrowserOAuthProvider(callback.url, async (url) => {
       await page.goto(url.href);

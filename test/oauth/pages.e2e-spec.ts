@@ -5,6 +5,7 @@ import { Logger } from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { fitsPhoneWidth, launchChromium, screenshots, seriousViolations } from '../support/browser.js';
+import { chromium, requires } from '../support/infrastructure.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { BrowserOAuthProvider, CallbackServer, connectThroughBrowser } from '../support/oauth-client.js';
 import { freePort } from '../support/replicas.js';
@@ -17,164 +18,161 @@ import { freePort } from '../support/replicas.js';
  */
 let kadu: KaduTestApp;
 let base: string;
-let browser: Browser | undefined;
+let browser: Browser;
 let callback: CallbackServer;
 let provider: BrowserOAuthProvider;
 let mcp: Client;
 let api: string;
 
-beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  kadu = await startKadu({ PORT: String(port), PUBLIC_BASE_URL: base });
-  await kadu.app.listen(port, '127.0.0.1');
-  [browser, callback] = await Promise.all([launchChromium(), new CallbackServer().start()]);
-  api = await kadu.token({ audience: 'api' });
-  if (!browser) return;
-  const page = await browser.newPage();
-  provider = await connectThroughBrowser(base, page, callback, { org: 'acme', user: 'ana@acme.test', role: 'admin' }, 'Claude Desktop (test)');
-  await page.close();
-  mcp = new Client({ name: 'pages-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider }));
-}, 60_000);
-afterAll(async () => {
-  await mcp?.close();
-  await Promise.all([browser?.close(), callback?.stop()]);
-  await kadu?.close();
-});
-
-async function newTask(name: string): Promise<string> {
-  const res = await request(kadu.server).post('/api/v1/tasks').set('Authorization', `Bearer ${api}`).send({ name, kind: 'echo', cost_cap: 5 });
-  return res.body.data.id;
-}
-
-/** Calls a tool with the OAuth-connected official client; the approval link when it needs one. */
-async function approvalFor(name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await mcp.callTool({ name, arguments: args });
-  const body = JSON.parse((result.content as { text: string }[])[0]!.text);
-  expect(body.error?.code).toBe('approval_required');
-  return body.error.approval_url;
-}
-
-async function accessible(page: Page, shots: string): Promise<void> {
-  expect(await seriousViolations(page)).toEqual([]);
-  expect(await fitsPhoneWidth(page)).toBe(true);
-  await screenshots(page, shots);
-}
-
-describe('the approval page', () => {
-  it('for a delete: names the OAuth client, the person and organisation, says it cannot be undone, and the keyboard approves', async (ctx) => {
-    if (!browser) return ctx.skip();
-    const taskId = await newTask('Quarterly close');
-    const audit = vi.spyOn(Logger.prototype, 'log');
-    const link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
-    // The audit line names the client too (its name and its OAuth client id).
-    const requested = audit.mock.calls.map(([line]) => String(line)).find((line) => line.includes('"event":"requested"') && line.includes('kadu_tasks_delete'));
-    audit.mockRestore();
-    expect(JSON.parse(requested!)).toMatchObject({ client: 'Claude Desktop (test)', client_id: provider.client!.client_id, principal: 'acme:ana@acme.test' });
+requires(chromium()).describe('the pages a person sees', () => {
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    kadu = await startKadu({ PORT: String(port), PUBLIC_BASE_URL: base });
+    await kadu.app.listen(port, '127.0.0.1');
+    [browser, callback] = await Promise.all([launchChromium(), new CallbackServer().start()]);
+    api = await kadu.token({ audience: 'api' });
     const page = await browser.newPage();
-    const response = await page.goto(link);
-    expect(response?.status()).toBe(200);
-    const csp = response!.headers()['content-security-policy']!;
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toContain('unsafe-inline');
-    expect(response!.headers()['referrer-policy']).toBe('no-referrer');
-    expect(response!.headers()['cache-control']).toBe('no-store');
-    await page.waitForFunction("document.querySelector('time[data-expiry]').textContent.includes('your time')");
-    const text = await page.innerText('main');
-    expect(text).toContain('Claude Desktop (test)'); // the client's name from its token, in the 2025 era too
-    expect(text).toContain('ana@acme.test · acme · admin');
-    expect(text).toContain('Delete the Kadu task “Quarterly close”.');
-    expect(text).toContain('This cannot be undone.');
-    expect(text).toMatch(/Link expires\s+in (10|9) minutes \(at [^)]*\d\d:\d\d[^)]*, your time\)/);
-    expect(await page.locator('.args dt').first().innerText()).toBe('Task');
-    expect(await page.locator('.args dd code').first().innerText()).toBe(taskId);
-    expect(await page.locator('.args .tag').first().innerText()).toBe('id');
-    expect(await page.getAttribute('button[value="approve"]', 'class')).toContain('danger');
-    await accessible(page, 'approval-destructive');
-
-    // Keyboard only: Tab to Continue, press Enter.
-    for (let i = 0; i < 20 && (await page.evaluate("document.activeElement?.getAttribute('value')")) !== 'approve'; i++) await page.keyboard.press('Tab');
-    expect(await page.evaluate("document.activeElement?.getAttribute('value')")).toBe('approve');
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('h1:has-text("Approved")');
-    expect(await page.innerText('main')).toContain('Go back to Claude Desktop (test)');
-    await accessible(page, 'approval-approved');
-
-    const ran = await mcp.callTool({ name: 'kadu_tasks_delete', arguments: { task_id: taskId } });
-    expect(ran.isError).toBeFalsy();
-    expect((await request(kadu.server).get(`/api/v1/tasks/${taskId}`).set('Authorization', `Bearer ${api}`)).status).toBe(404);
-
-    const again = await page.goto(link);
-    expect(again?.status()).toBe(409);
-    expect(await page.innerText('h1')).toBe('Already decided');
-    await accessible(page, 'approval-already-decided');
+    provider = await connectThroughBrowser(base, page, callback, { org: 'acme', user: 'ana@acme.test', role: 'admin' }, 'Claude Desktop (test)');
     await page.close();
+    mcp = new Client({ name: 'pages-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider }));
   }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await Promise.all([browser?.close(), callback?.stop()]);
+    await kadu?.close();
+  });
 
-  it('for an action that can be undone: says so, a plain button, and Cancel runs nothing', async (ctx) => {
-    if (!browser) return ctx.skip();
-    const link = await approvalFor('kadu_webhooks_create', { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] });
-    const page = await browser.newPage();
-    await page.goto(link);
-    expect(await page.innerText('main')).toContain('This can be undone.');
-    expect(await page.getAttribute('button[value="approve"]', 'class')).toContain('primary');
-    await accessible(page, 'approval-undoable');
-    await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.waitForSelector('h1:has-text("Canceled")');
-    await accessible(page, 'approval-canceled');
-    const retry = await mcp.callTool({ name: 'kadu_webhooks_create', arguments: { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] } });
-    expect(JSON.parse((retry.content as { text: string }[])[0]!.text).error.code).toBe('approval_rejected');
-    expect((await request(kadu.server).get('/api/v1/webhooks').set('Authorization', `Bearer ${api}`)).body.data).toEqual([]);
-    await page.close();
-  }, 60_000);
+  async function newTask(name: string): Promise<string> {
+    const res = await request(kadu.server).post('/api/v1/tasks').set('Authorization', `Bearer ${api}`).send({ name, kind: 'echo', cost_cap: 5 });
+    return res.body.data.id;
+  }
 
-  it('an expired link and a link that is not valid explain themselves', async (ctx) => {
-    if (!browser) return ctx.skip();
-    const link = await approvalFor('kadu_tasks_delete', { task_id: await newTask('Left too long') });
-    const page = await browser.newPage();
-    const realNow = Date.now;
-    const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 11 * 60_000);
-    try {
-      const expired = await page.goto(link);
-      expect(expired?.status()).toBe(410);
-      expect(await page.innerText('h1')).toBe('This link has expired');
-      await accessible(page, 'approval-expired');
-    } finally {
-      spy.mockRestore();
-    }
-    const invalid = await page.goto(`${base}/mcp/approvals/${'x'.repeat(43)}`);
-    expect(invalid?.status()).toBe(404);
-    expect(await page.innerText('h1')).toBe('This link is not valid');
-    await accessible(page, 'approval-not-valid');
-    await page.close();
-  }, 60_000);
-});
+  /** Calls a tool with the OAuth-connected official client; the approval link when it needs one. */
+  async function approvalFor(name: string, args: Record<string, unknown>): Promise<string> {
+    const result = await mcp.callTool({ name, arguments: args });
+    const body = JSON.parse((result.content as { text: string }[])[0]!.text);
+    expect(body.error?.code).toBe('approval_required');
+    return body.error.approval_url;
+  }
 
-describe('the sign-in page', () => {
-  it('says what is wrong next to each field, and an unknown sign-in explains itself', async (ctx) => {
-    if (!browser) return ctx.skip();
-    const page = await browser.newPage();
-    const metadata = await discoverAuthorizationServerMetadata(base);
-    const { authorizationUrl } = await startAuthorization(base, { metadata, clientInformation: provider.client!, redirectUrl: callback.url, scope: 'kadu.tasks.read', resource: new URL(`${base}/mcp`) });
-    authorizationUrl.searchParams.set('prompt', 'login');
-    await page.goto(authorizationUrl.href);
-    await page.getByLabel('Organisation').fill('Not A Slug!');
-    await page.getByLabel('Person (email)').fill('nobody');
-    const answer = page.waitForResponse((r) => r.request().method() === 'POST');
-    await page.getByRole('button', { name: 'Allow' }).click();
-    expect((await answer).status()).toBe(422);
-    expect(await page.innerText('[role="alert"]')).toContain('Check the fields marked below.');
-    expect(await page.getAttribute('#org', 'aria-invalid')).toBe('true');
-    expect(await page.getAttribute('#org', 'aria-describedby')).toBe('org-hint org-error');
-    expect(await page.innerText('#org-error')).toContain('lower-case letters');
-    expect(await page.innerText('#user-error')).toContain('email address');
-    await accessible(page, 'oauth-sign-in-errors');
+  async function accessible(page: Page, shots: string): Promise<void> {
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await fitsPhoneWidth(page)).toBe(true);
+    await screenshots(page, shots);
+  }
 
-    const gone = await page.goto(`${base}/sign-in/not-a-real-interaction`);
-    expect(gone?.status()).toBe(400);
-    expect(await page.innerText('h1')).toBe('This sign-in has expired');
-    await accessible(page, 'oauth-sign-in-expired');
-    await page.close();
-  }, 60_000);
+  describe('the approval page', () => {
+    it('for a delete: names the OAuth client, the person and organisation, says it cannot be undone, and the keyboard approves', async () => {
+      const taskId = await newTask('Quarterly close');
+      const audit = vi.spyOn(Logger.prototype, 'log');
+      const link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
+      // The audit line names the client too (its name and its OAuth client id).
+      const requested = audit.mock.calls.map(([line]) => String(line)).find((line) => line.includes('"event":"requested"') && line.includes('kadu_tasks_delete'));
+      audit.mockRestore();
+      expect(JSON.parse(requested!)).toMatchObject({ client: 'Claude Desktop (test)', client_id: provider.client!.client_id, principal: 'acme:ana@acme.test' });
+      const page = await browser.newPage();
+      const response = await page.goto(link);
+      expect(response?.status()).toBe(200);
+      const csp = response!.headers()['content-security-policy']!;
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(response!.headers()['referrer-policy']).toBe('no-referrer');
+      expect(response!.headers()['cache-control']).toBe('no-store');
+      await page.waitForFunction("document.querySelector('time[data-expiry]').textContent.includes('your time')");
+      const text = await page.innerText('main');
+      expect(text).toContain('Claude Desktop (test)'); // the client's name from its token, in the 2025 era too
+      expect(text).toContain('ana@acme.test · acme · admin');
+      expect(text).toContain('Delete the Kadu task “Quarterly close”.');
+      expect(text).toContain('This cannot be undone.');
+      expect(text).toMatch(/Link expires\s+in (10|9) minutes \(at [^)]*\d\d:\d\d[^)]*, your time\)/);
+      expect(await page.locator('.args dt').first().innerText()).toBe('Task');
+      expect(await page.locator('.args dd code').first().innerText()).toBe(taskId);
+      expect(await page.locator('.args .tag').first().innerText()).toBe('id');
+      expect(await page.getAttribute('button[value="approve"]', 'class')).toContain('danger');
+      await accessible(page, 'approval-destructive');
+
+      // Keyboard only: Tab to Continue, press Enter.
+      for (let i = 0; i < 20 && (await page.evaluate("document.activeElement?.getAttribute('value')")) !== 'approve'; i++) await page.keyboard.press('Tab');
+      expect(await page.evaluate("document.activeElement?.getAttribute('value')")).toBe('approve');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('h1:has-text("Approved")');
+      expect(await page.innerText('main')).toContain('Go back to Claude Desktop (test)');
+      await accessible(page, 'approval-approved');
+
+      const ran = await mcp.callTool({ name: 'kadu_tasks_delete', arguments: { task_id: taskId } });
+      expect(ran.isError).toBeFalsy();
+      expect((await request(kadu.server).get(`/api/v1/tasks/${taskId}`).set('Authorization', `Bearer ${api}`)).status).toBe(404);
+
+      const again = await page.goto(link);
+      expect(again?.status()).toBe(409);
+      expect(await page.innerText('h1')).toBe('Already decided');
+      await accessible(page, 'approval-already-decided');
+      await page.close();
+    }, 60_000);
+
+    it('for an action that can be undone: says so, a plain button, and Cancel runs nothing', async () => {
+      const link = await approvalFor('kadu_webhooks_create', { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] });
+      const page = await browser.newPage();
+      await page.goto(link);
+      expect(await page.innerText('main')).toContain('This can be undone.');
+      expect(await page.getAttribute('button[value="approve"]', 'class')).toContain('primary');
+      await accessible(page, 'approval-undoable');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.waitForSelector('h1:has-text("Canceled")');
+      await accessible(page, 'approval-canceled');
+      const retry = await mcp.callTool({ name: 'kadu_webhooks_create', arguments: { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] } });
+      expect(JSON.parse((retry.content as { text: string }[])[0]!.text).error.code).toBe('approval_rejected');
+      expect((await request(kadu.server).get('/api/v1/webhooks').set('Authorization', `Bearer ${api}`)).body.data).toEqual([]);
+      await page.close();
+    }, 60_000);
+
+    it('an expired link and a link that is not valid explain themselves', async () => {
+      const link = await approvalFor('kadu_tasks_delete', { task_id: await newTask('Left too long') });
+      const page = await browser.newPage();
+      const realNow = Date.now;
+      const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 11 * 60_000);
+      try {
+        const expired = await page.goto(link);
+        expect(expired?.status()).toBe(410);
+        expect(await page.innerText('h1')).toBe('This link has expired');
+        await accessible(page, 'approval-expired');
+      } finally {
+        spy.mockRestore();
+      }
+      const invalid = await page.goto(`${base}/mcp/approvals/${'x'.repeat(43)}`);
+      expect(invalid?.status()).toBe(404);
+      expect(await page.innerText('h1')).toBe('This link is not valid');
+      await accessible(page, 'approval-not-valid');
+      await page.close();
+    }, 60_000);
+  });
+
+  describe('the sign-in page', () => {
+    it('says what is wrong next to each field, and an unknown sign-in explains itself', async () => {
+      const page = await browser.newPage();
+      const metadata = await discoverAuthorizationServerMetadata(base);
+      const { authorizationUrl } = await startAuthorization(base, { metadata, clientInformation: provider.client!, redirectUrl: callback.url, scope: 'kadu.tasks.read', resource: new URL(`${base}/mcp`) });
+      authorizationUrl.searchParams.set('prompt', 'login');
+      await page.goto(authorizationUrl.href);
+      await page.getByLabel('Organisation').fill('Not A Slug!');
+      await page.getByLabel('Person (email)').fill('nobody');
+      const answer = page.waitForResponse((r) => r.request().method() === 'POST');
+      await page.getByRole('button', { name: 'Allow' }).click();
+      expect((await answer).status()).toBe(422);
+      expect(await page.innerText('[role="alert"]')).toContain('Check the fields marked below.');
+      expect(await page.getAttribute('#org', 'aria-invalid')).toBe('true');
+      expect(await page.getAttribute('#org', 'aria-describedby')).toBe('org-hint org-error');
+      expect(await page.innerText('#org-error')).toContain('lower-case letters');
+      expect(await page.innerText('#user-error')).toContain('email address');
+      await accessible(page, 'oauth-sign-in-errors');
+
+      const gone = await page.goto(`${base}/sign-in/not-a-real-interaction`);
+      expect(gone?.status()).toBe(400);
+      expect(await page.innerText('h1')).toBe('This sign-in has expired');
+      await accessible(page, 'oauth-sign-in-expired');
+      await page.close();
+    }, 60_000);
+  });
 });

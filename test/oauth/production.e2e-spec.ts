@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportJWK, generateKeyPair } from 'jose';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
 import { loadConfig } from '../../src/config/app-config.js';
 import { launchChromium } from '../support/browser.js';
+import { chromium, requires } from '../support/infrastructure.js';
+import { JwksServer } from '../support/jwks-server.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { CallbackServer, connectThroughBrowser } from '../support/oauth-client.js';
 import { freePort } from '../support/replicas.js';
@@ -54,7 +54,8 @@ describe('when the development authorization server runs', () => {
 describe('production refuses what the development authorization server issues', () => {
   let dev: KaduTestApp;
   let prod: KaduTestApp;
-  let jwks: Server;
+  const jwks = new JwksServer();
+  const withBrowser = requires(chromium());
   let browser: Browser | undefined;
   let callback: CallbackServer;
   let devUrl: string;
@@ -65,22 +66,21 @@ describe('production refuses what the development authorization server issues', 
     dev = await startKadu({ PORT: String(port), PUBLIC_BASE_URL: devUrl });
     await dev.app.listen(port, '127.0.0.1');
     // The real authorization server's keys, which production trusts instead.
-    const { publicKey } = await generateKeyPair('ES256');
-    const body = JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'real-as', alg: 'ES256', use: 'sig' }] });
-    jwks = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(body));
-    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    await jwks.addKey('real-as');
+    await jwks.start();
     // Same public URL and issuer as the development app: only the trusted keys differ.
     prod = await startKadu({
       NODE_ENV: 'production',
       PUBLIC_BASE_URL: devUrl,
       OAUTH_ISSUER: devUrl,
-      OAUTH_JWKS_URL: `http://127.0.0.1:${(jwks.address() as { port: number }).port}/jwks`,
+      OAUTH_JWKS_URL: jwks.url,
       MCP_STATE_KEY: 'production-test-state-key-0123456789abcdef',
     });
-    [browser, callback] = await Promise.all([launchChromium(), new CallbackServer().start()]);
+    callback = await new CallbackServer().start();
+    if (!withBrowser.missing) browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
-    await Promise.all([browser?.close(), callback?.stop(), new Promise((r) => jwks?.close(r))]);
+    await Promise.all([browser?.close(), callback?.stop(), jwks.stop()]);
     await Promise.all([dev?.close(), prod?.close()]);
   }, 60_000);
 
@@ -90,9 +90,8 @@ describe('production refuses what the development authorization server issues', 
     expect((await request(prod.server).get('/sign-in/anything')).status).toBe(404);
   }, 60_000);
 
-  it('a token the development authorization server issued is refused at both doors', async (ctx) => {
-    if (!browser) return ctx.skip();
-    const page = await browser.newPage();
+  withBrowser.it('a token the development authorization server issued is refused at both doors', async () => {
+    const page = await browser!.newPage();
     const provider = await connectThroughBrowser(devUrl, page, callback, { org: 'acme', user: 'ana@acme.test', role: 'owner' });
     await page.close();
     const token = provider.saved!.access_token;

@@ -4,7 +4,8 @@ import { refreshAuthorization, discoverAuthorizationServerMetadata } from '@mode
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { CallbackServer, connectThroughBrowser } from '../support/oauth-client.js';
-import { ReplicaSet, sharedServicesUp } from '../support/replicas.js';
+import { chromium, postgres, redis, requires } from '../support/infrastructure.js';
+import { ReplicaSet } from '../support/replicas.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 
 /**
@@ -13,49 +14,46 @@ import { startS3Server, type S3TestServer } from '../support/s3-server.js';
  * with a key derived from the shared MCP_STATE_KEY — so an OAuth connection whose every request
  * lands on another replica (round robin) completes, and a code is spent once across replicas.
  */
-let up = false;
-let s3: S3TestServer;
+let s3: S3TestServer | undefined;
 let set: ReplicaSet;
 let browser: Browser | undefined;
-let callback: CallbackServer;
+let callback: CallbackServer | undefined;
 
-beforeAll(async () => {
-  up = await sharedServicesUp();
-  if (!up) return;
-  s3 = await startS3Server();
-  [set, browser, callback] = await Promise.all([ReplicaSet.start({ count: 2, s3 }), launchChromium(), new CallbackServer().start()]);
-}, 120_000);
+requires(await postgres(), await redis(), chromium()).describe('OAuth across replicas', () => {
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    [set, browser, callback] = await Promise.all([ReplicaSet.start({ count: 2, s3 }), launchChromium(), new CallbackServer().start()]);
+  }, 120_000);
 
-afterAll(async () => {
-  await Promise.all([browser?.close(), callback?.stop()]);
-  if (!up) return;
-  await set?.stop();
-  await s3?.close();
-});
+  afterAll(async () => {
+    await Promise.all([browser?.close(), callback?.stop()]);
+    await set?.stop();
+    await s3?.close();
+  });
 
-it('registration, sign-in, consent, token, refresh and tools/call, spread over both replicas', async (ctx) => {
-  if (!up || !browser) return ctx.skip();
-  const before = set.replicas.map((r) => set.balancer.served(r.name));
-  const page = await browser.newPage();
-  const provider = await connectThroughBrowser(set.url, page, callback, { org: 'acme', user: 'spread@acme.test', role: 'operator' });
-  await page.close();
-  const client = new Client({ name: 'replicas-oauth', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${set.url}/mcp`), { authProvider: provider }));
-  try {
-    for (let i = 0; i < 2; i++) {
-      const me = await client.callTool({ name: 'kadu_me_get', arguments: {} });
-      expect(JSON.parse((me.content as { text: string }[])[0]!.text).data.member).toMatchObject({ email: 'spread@acme.test', role: 'operator' });
+  it('registration, sign-in, consent, token, refresh and tools/call, spread over both replicas', async () => {
+    const before = set.replicas.map((r) => set.balancer.served(r.name));
+    const page = await browser!.newPage();
+    const provider = await connectThroughBrowser(set.url, page, callback!, { org: 'acme', user: 'spread@acme.test', role: 'operator' });
+    await page.close();
+    const client = new Client({ name: 'replicas-oauth', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${set.url}/mcp`), { authProvider: provider }));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const me = await client.callTool({ name: 'kadu_me_get', arguments: {} });
+        expect(JSON.parse((me.content as { text: string }[])[0]!.text).data.member).toMatchObject({ email: 'spread@acme.test', role: 'operator' });
+      }
+    } finally {
+      await client.close();
     }
-  } finally {
-    await client.close();
-  }
-  set.replicas.forEach((r, i) => expect(set.balancer.served(r.name)).toBeGreaterThan(before[i]! + 3));
+    set.replicas.forEach((r, i) => expect(set.balancer.served(r.name)).toBeGreaterThan(before[i]! + 3));
 
-  // The refresh token works on whichever replica answers, and only once (it rotates).
-  const metadata = await discoverAuthorizationServerMetadata(set.url);
-  const refresh = () =>
-    refreshAuthorization(set.url, { metadata, clientInformation: provider.client!, refreshToken: provider.saved!.refresh_token!, resource: new URL(`${set.url}/mcp`) });
-  const first = await refresh();
-  expect(first.access_token).toEqual(expect.any(String));
-  await expect(refresh()).rejects.toThrow(/invalid_grant|grant request is invalid/);
+    // The refresh token works on whichever replica answers, and only once (it rotates).
+    const metadata = await discoverAuthorizationServerMetadata(set.url);
+    const refresh = () =>
+      refreshAuthorization(set.url, { metadata, clientInformation: provider.client!, refreshToken: provider.saved!.refresh_token!, resource: new URL(`${set.url}/mcp`) });
+    const first = await refresh();
+    expect(first.access_token).toEqual(expect.any(String));
+    await expect(refresh()).rejects.toThrow(/invalid_grant|grant request is invalid/);
+  });
 });

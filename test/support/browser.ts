@@ -1,22 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { chromium as playwright, type Browser, type Page } from 'playwright-core';
-
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM_PATH } from './infrastructure.js';
 export const OUTPUT = join(process.cwd(), 'test-output');
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 375, height: 740 };
 
-/** Debian's Chromium, headless, talking only to this machine. Undefined when it is not installed. */
-export async function launchChromium(): Promise<Browser | undefined> {
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI) throw new Error(`Chromium is not installed at ${CHROMIUM}`);
-    return undefined;
-  }
+/** Debian's Chromium, headless, talking only to this machine (tests declare it with `requires(chromium())`). */
+export function launchChromium(): Promise<Browser> {
   return playwright.launch({
-    executablePath: CHROMIUM,
+    executablePath: CHROMIUM_PATH,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

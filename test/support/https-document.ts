@@ -4,6 +4,12 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** openssl, which makes the test certificate (a Requirement for `requires`). */
+export function openssl(): { missing?: string } {
+  const probe = spawnSync('openssl', ['version'], { encoding: 'utf8' });
+  return probe.error || probe.status !== 0 ? { missing: 'openssl (not installed: apt-get install openssl)' } : {};
+}
+
 /**
  * One JSON document served over HTTPS on loopback (a Client ID Metadata Document lives at an https
  * URL), with a self-signed certificate made by openssl for `localhost`; `caFile` is what a process
