@@ -3,15 +3,19 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { StableExpressAdapter } from '@app/mcp';
 import { AppModule } from './app.module.js';
-import { applyServerTimeouts, configureHttp } from './common/http-setup.js';
+import { applyServerTimeouts, configureHttp, type HttpObservability } from './common/http-setup.js';
 import { KaduValidationPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
 
-/** Builds the Kadu app exactly as `main.ts` runs it; tests call it with their own configuration. */
+/**
+ * Builds the Kadu app exactly as `main.ts` runs it; tests call it with their own configuration.
+ * Signals are `main.ts`'s business (its graceful shutdown), not the app's.
+ */
 export async function createKaduApp(
   config: AppConfig,
   logger: LoggerService | LogLevel[] | false = ['error', 'warn', 'log'],
   extraImports: DynamicModule['imports'] = [],
+  observability: HttpObservability = {},
 ): Promise<INestApplication> {
   // Express with its prototypes set at construction: a third of the CPU of every request, both doors.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraImports), new StableExpressAdapter(), {
@@ -19,9 +23,8 @@ export async function createKaduApp(
     logger,
     abortOnError: false,
   });
-  configureHttp(app, config);
+  configureHttp(app, config, '/mcp', observability);
   app.useGlobalPipes(new KaduValidationPipe());
-  app.enableShutdownHooks();
   await app.init();
   applyServerTimeouts(app);
   return app;

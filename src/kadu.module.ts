@@ -32,6 +32,7 @@ import { MembersService } from './members/members.service.js';
 import { OrgContextService } from './orgs/org-context.service.js';
 import { SECRET_VALUE_BOX, SecretEntryController } from './secrets/secret-entry.controller.js';
 import { SecretsService } from './secrets/secrets.service.js';
+import { TracedExecutionQueue } from './telemetry/traced-execution-queue.js';
 import { TaskInputValidator } from './tasks/input-schema.js';
 import { TasksService } from './tasks/tasks.service.js';
 import { AccountService } from './usage/account.service.js';
@@ -68,7 +69,12 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
       provide: EXECUTION_QUEUE,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) =>
-        c.redisUrl ? new BullExecutionQueue({ redisUrl: c.redisUrl, prefix: `${c.redisPrefix}queue`, lockMs: c.queueLockMs, timeoutMs: c.dependencyTimeoutMs }) : new InMemoryExecutionQueue(),
+        c.redisUrl
+          ? new TracedExecutionQueue(
+              new BullExecutionQueue({ redisUrl: c.redisUrl, prefix: `${c.redisPrefix}queue`, lockMs: c.queueLockMs, timeoutMs: c.dependencyTimeoutMs }),
+              'bullmq',
+            )
+          : new TracedExecutionQueue(new InMemoryExecutionQueue(), 'in_process'),
     },
     {
       provide: FILE_STORE,

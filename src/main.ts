@@ -1,26 +1,13 @@
-import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { createKaduApp } from './bootstrap.js';
-import { loadConfig } from './config/app-config.js';
+// Entry point. Telemetry first: the instrumentations must hook modules before the app loads them,
+// so this file loads the OpenTelemetry SDK (only when configured) and the app afterwards, dynamically.
+import { noTelemetry, readTelemetryConfig, telemetryEnabled } from './telemetry/telemetry-config.js';
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const app = await createKaduApp(config);
-  await app.listen(config.port, config.host);
-  const logger = new Logger('Kadu');
-  logger.log(`Kadu listening on http://${config.host}:${config.port} (public URL ${config.publicBaseUrl})`);
-  logger.log(`MCP endpoint: ${config.publicBaseUrl}/mcp   REST API: ${config.publicBaseUrl}/api/v1`);
-  logger.log(`Data folder: ${config.dataDir}`);
-  if (config.devAuthServer) {
-    logger.log(`Development authorization server: ${config.oauthIssuer} (MCP clients sign in with OAuth; no token to paste)`);
-  }
-  if (config.devTokens) {
-    logger.log('Development tokens are on. Get one with:');
-    logger.log('  npm run token -- --org acme --user ana@acme.test --role admin');
-  }
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+try {
+  const config = readTelemetryConfig(process.env);
+  const telemetry = telemetryEnabled(config) && !config.problems.length ? await (await import('./telemetry/otel-sdk.js')).startTelemetry(config) : noTelemetry(config);
+  const { launch } = await import('./launch.js');
+  await launch(telemetry);
+} catch (error) {
+  process.stderr.write(`Kadu cannot start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
   process.exit(1);
-});
+}

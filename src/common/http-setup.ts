@@ -3,6 +3,16 @@ import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { protocol } from '@app/mcp';
 import type { AppConfig } from '../config/app-config.js';
+import { requestObserver } from '../telemetry/request-observer.js';
+import type { Logger } from 'pino';
+
+/** What `configureHttp` adds for operators: REST spans and request metrics, and the access log. */
+export interface HttpObservability {
+  /** One line per request into this logger (`main.ts`); absent in tests and benchmarks. */
+  readonly accessLog?: Logger;
+  /** Spans and metrics per request (no-ops without an SDK, so off unless telemetry or a log asks). */
+  readonly requests?: boolean;
+}
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -11,7 +21,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
  * parser off: the MCP endpoint reads its own body after authentication (wire.md rungs 3–7), and
  * every other route gets a 1 MiB JSON parser whose 413 uses the API's envelope.
  */
-export function configureHttp(app: INestApplication, config: AppConfig, mcpPath = '/mcp'): void {
+export function configureHttp(app: INestApplication, config: AppConfig, mcpPath = '/mcp', observability: HttpObservability = {}): void {
   const instance = app.getHttpAdapter().getInstance() as express.Express;
   instance.disable('x-powered-by');
   instance.set('trust proxy', 'loopback');
@@ -20,6 +30,7 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
     res.setHeader('Request-Id', typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID());
     next();
   });
+  if (observability.requests || observability.accessLog) app.use(requestObserver(mcpPath, observability.accessLog));
   // One nesting limit at both doors (the MCP endpoint checks the same one): scanned before parsing.
   const json = express.json({
     limit: config.bodyLimit,

@@ -64,6 +64,11 @@ export interface AppConfig {
   readonly devSigningKeyFile?: string;
   /** Files in an S3-compatible bucket (S3_BUCKET set) instead of the data folder. */
   readonly s3?: S3Config;
+  /** SIGTERM/SIGINT: how long a graceful stop may take before the process exits anyway (KADU_SHUTDOWN_TIMEOUT_MS). */
+  readonly shutdownTimeoutMs: number;
+  /** LOG_LEVEL (pino's levels) and LOG_FORMAT (`json`, or `pretty` for people; default by NODE_ENV). */
+  readonly logLevel: string;
+  readonly logFormat: 'json' | 'pretty';
 }
 
 export interface S3Config {
@@ -80,22 +85,45 @@ export interface S3Config {
   readonly prefix: string;
 }
 
+/** Every problem of the environment at once, one line each (start-up prints them and exits 1). */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
+/**
+ * Reads the environment. Malformed values are collected, not thrown one by one: a ConfigError
+ * lists them all. Policy (production needs a state key…) and reachability are checked at start-up
+ * (`startup-check.ts`), so that tests and the token command can build a configuration freely.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const port = integer(env.PORT, 3000, 'PORT');
+  const problems: string[] = [];
+  const check = <T>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch (error) {
+      problems.push((error as Error).message);
+      return fallback;
+    }
+  };
+  const port = check(() => integer(env.PORT, 3000, 'PORT'), 3000);
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  new URL(publicBaseUrl); // fail fast on a malformed value
+  if (!URL.canParse(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL must be an absolute URL, got '${publicBaseUrl}'`);
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   const devTokens = !env.OAUTH_JWKS_URL;
-  if (devTokens && nodeEnv === 'production' && env.ALLOW_DEV_TOKENS !== 'true') {
-    throw new Error(
-      'Refusing to start in production with development tokens: set OAUTH_ISSUER and OAUTH_JWKS_URL, or ALLOW_DEV_TOKENS=true',
-    );
-  }
-  if (!devTokens && !env.OAUTH_ISSUER) throw new Error('OAUTH_JWKS_URL is set but OAUTH_ISSUER is not');
-  const devAuthServer = devAuthServerOn(env, nodeEnv, devTokens);
-  return {
+  if (!devTokens && !env.OAUTH_ISSUER) problems.push('OAUTH_JWKS_URL is set but OAUTH_ISSUER is not');
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  const logFormat = env.LOG_FORMAT ?? (nodeEnv === 'production' ? 'json' : 'pretty');
+  if (logFormat !== 'json' && logFormat !== 'pretty') problems.push(`LOG_FORMAT must be json or pretty, got '${logFormat}'`);
+  const devAuthServer = check(() => devAuthServerOn(env, nodeEnv, devTokens), false);
+  const config: AppConfig = {
     env: nodeEnv,
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -114,34 +142,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mcpAudience: env.MCP_AUDIENCE ?? `${publicBaseUrl}/mcp`,
     apiAudience: env.API_AUDIENCE ?? `${publicBaseUrl}/api/v1`,
     bodyLimit: 1_048_576,
-    maxFileBytes: number(env.KADU_MAX_FILE_BYTES, 50 * 1024 * 1024),
-    uploadUrlTtlSeconds: number(env.KADU_UPLOAD_URL_TTL, 600),
-    downloadUrlTtlSeconds: number(env.KADU_DOWNLOAD_URL_TTL, 300),
+    maxFileBytes: check(() => number(env.KADU_MAX_FILE_BYTES, 50 * 1024 * 1024, 'KADU_MAX_FILE_BYTES'), 0),
+    uploadUrlTtlSeconds: check(() => number(env.KADU_UPLOAD_URL_TTL, 600, 'KADU_UPLOAD_URL_TTL'), 600),
+    downloadUrlTtlSeconds: check(() => number(env.KADU_DOWNLOAD_URL_TTL, 300, 'KADU_DOWNLOAD_URL_TTL'), 300),
     webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === 'true',
-    webhookRetryBaseMs: number(env.WEBHOOK_RETRY_BASE_MS, 1000),
-    webhookMaxAttempts: number(env.WEBHOOK_MAX_ATTEMPTS, 5),
-    webhookTimeoutMs: number(env.WEBHOOK_TIMEOUT_MS, 5000),
-    executionConcurrency: concurrency(env.KADU_EXECUTION_CONCURRENCY, Boolean(env.REDIS_URL)),
-    stepDelayMs: number(env.KADU_STEP_DELAY_MS, 0),
-    databaseSchema: schema(env.DATABASE_SCHEMA),
+    webhookRetryBaseMs: check(() => number(env.WEBHOOK_RETRY_BASE_MS, 1000, 'WEBHOOK_RETRY_BASE_MS'), 1000),
+    webhookMaxAttempts: check(() => number(env.WEBHOOK_MAX_ATTEMPTS, 5, 'WEBHOOK_MAX_ATTEMPTS'), 5),
+    webhookTimeoutMs: check(() => number(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'), 5000),
+    executionConcurrency: check(() => concurrency(env.KADU_EXECUTION_CONCURRENCY, Boolean(env.REDIS_URL)), 2),
+    stepDelayMs: check(() => number(env.KADU_STEP_DELAY_MS, 0, 'KADU_STEP_DELAY_MS'), 0),
+    databaseSchema: check(() => schema(env.DATABASE_SCHEMA), undefined),
     rateLimits: {
-      general: budget(env.KADU_RATE_GENERAL, '300/60'),
-      writes: budget(env.KADU_RATE_WRITES, '60/60'),
-      failedAuth: budget(env.KADU_RATE_FAILED_AUTH, '20/300'),
+      general: check(() => budget(env.KADU_RATE_GENERAL, '300/60', 'KADU_RATE_GENERAL'), false),
+      writes: check(() => budget(env.KADU_RATE_WRITES, '60/60', 'KADU_RATE_WRITES'), false),
+      failedAuth: check(() => budget(env.KADU_RATE_FAILED_AUTH, '20/300', 'KADU_RATE_FAILED_AUTH'), false),
     },
-    queueMaxDepth: number(env.KADU_QUEUE_MAX_DEPTH, 1000),
-    queueLockMs: positive(env.KADU_QUEUE_LOCK_MS, 10_000, 'KADU_QUEUE_LOCK_MS'),
-    dependencyTimeoutMs: positive(env.KADU_DEPENDENCY_TIMEOUT_MS, 3_000, 'KADU_DEPENDENCY_TIMEOUT_MS'),
-    sweepIntervalMs: positive(env.KADU_SWEEP_INTERVAL_MS, 5_000, 'KADU_SWEEP_INTERVAL_MS'),
+    queueMaxDepth: check(() => number(env.KADU_QUEUE_MAX_DEPTH, 1000, 'KADU_QUEUE_MAX_DEPTH'), 1000),
+    queueLockMs: check(() => positive(env.KADU_QUEUE_LOCK_MS, 10_000, 'KADU_QUEUE_LOCK_MS'), 10_000),
+    dependencyTimeoutMs: check(() => positive(env.KADU_DEPENDENCY_TIMEOUT_MS, 3_000, 'KADU_DEPENDENCY_TIMEOUT_MS'), 3_000),
+    sweepIntervalMs: check(() => positive(env.KADU_SWEEP_INTERVAL_MS, 5_000, 'KADU_SWEEP_INTERVAL_MS'), 5_000),
     devSigningKey: env.DEV_SIGNING_KEY || undefined,
     devSigningKeyFile: env.DEV_SIGNING_KEY_FILE ? resolve(env.DEV_SIGNING_KEY_FILE) : undefined,
-    s3: s3Config(env),
+    s3: check(() => s3Config(env), undefined),
+    shutdownTimeoutMs: check(() => number(env.KADU_SHUTDOWN_TIMEOUT_MS, 10_000, 'KADU_SHUTDOWN_TIMEOUT_MS'), 10_000),
+    logLevel,
+    logFormat: logFormat === 'json' ? 'json' : 'pretty',
   };
+  if (problems.length) throw new ConfigError(problems);
+  return config;
 }
 
 function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
   if (!env.S3_BUCKET) return undefined;
-  for (const name of ['S3_ENDPOINT', 'S3_PUBLIC_ENDPOINT'] as const) if (env[name]) new URL(env[name]); // fail fast on a malformed value
+  for (const name of ['S3_ENDPOINT', 'S3_PUBLIC_ENDPOINT'] as const) {
+    if (env[name] && !URL.canParse(env[name])) throw new Error(`${name} must be an absolute URL, got '${env[name]}'`);
+  }
   const accessKeyId = env.S3_ACCESS_KEY_ID;
   const secretAccessKey = env.S3_SECRET_ACCESS_KEY;
   if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
@@ -173,31 +208,31 @@ function devAuthServerOn(env: NodeJS.ProcessEnv, nodeEnv: AppConfig['env'], devT
 }
 
 function positive(value: string | undefined, fallback: number, name: string): number {
-  const n = number(value, fallback);
+  const n = number(value, fallback, name);
   if (n < 1) throw new Error(`${name} must be at least 1 (milliseconds), got '${value}'`);
   return n;
 }
 
-function number(value: string | undefined, fallback: number): number {
+function number(value: string | undefined, fallback: number, name = 'a setting'): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`expected a non-negative number, got '${value}'`);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got '${value}'`);
   return n;
 }
 
 /** 0 makes a replica that only queues (others run the work): possible only with the shared queue. */
 function concurrency(value: string | undefined, sharedQueue: boolean): number {
-  const n = number(value, 2);
+  const n = number(value, 2, 'KADU_EXECUTION_CONCURRENCY');
   if (!Number.isInteger(n)) throw new Error(`KADU_EXECUTION_CONCURRENCY must be an integer, got '${value}'`);
   if (n === 0 && !sharedQueue) throw new Error('KADU_EXECUTION_CONCURRENCY=0 needs REDIS_URL: with the in-process queue nothing would ever run');
   return n;
 }
 
-function budget(value: string | undefined, fallback: string): { points: number; durationSec: number } | false {
+function budget(value: string | undefined, fallback: string, name: string): { points: number; durationSec: number } | false {
   const text = value ?? fallback;
   if (text === 'off') return false;
   const m = /^(\d+)\/(\d+)$/.exec(text);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`a rate limit must be "points/seconds" or "off", got '${text}'`);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`${name} must be "points/seconds" or "off", got '${text}'`);
   return { points: Number(m[1]), durationSec: Number(m[2]) };
 }
 

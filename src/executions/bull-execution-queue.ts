@@ -7,6 +7,7 @@ const QUEUE_NAME = 'executions';
 
 interface RunJob {
   executionId: string;
+  trace?: Record<string, string>;
 }
 
 export interface BullQueueOptions {
@@ -51,8 +52,9 @@ export class BullExecutionQueue implements ExecutionQueue {
   }
 
   /** One job per execution, named by its id: queuing it again while it waits or runs changes nothing. */
-  async enqueue(executionId: string): Promise<void> {
-    await this.bounded(this.queue.add('run', { executionId }, { jobId: executionId, removeOnComplete: true, removeOnFail: true }));
+  async enqueue(executionId: string, trace?: Readonly<Record<string, string>>): Promise<void> {
+    const data = { executionId, ...(trace ? { trace: { ...trace } } : {}) };
+    await this.bounded(this.queue.add('run', data, { jobId: executionId, removeOnComplete: true, removeOnFail: true }));
   }
 
   async ensureQueued(executionId: string): Promise<boolean> {
@@ -71,7 +73,8 @@ export class BullExecutionQueue implements ExecutionQueue {
     this.workerClient = connection;
     this.worker = new Worker<RunJob>(
       QUEUE_NAME,
-      (job: Job<RunJob>) => worker({ executionId: job.data.executionId, redelivered: job.stalledCounter > 0 || job.attemptsStarted > 1 }),
+      (job: Job<RunJob>) =>
+        worker({ executionId: job.data.executionId, redelivered: job.stalledCounter > 0 || job.attemptsStarted > 1, trace: job.data.trace }),
       {
         connection,
         prefix: this.options.prefix,

@@ -5,6 +5,8 @@ export interface QueuedRun {
   readonly executionId: string;
   /** True when the queue hands out again work whose worker stopped holding it (died, froze). */
   readonly redelivered: boolean;
+  /** Trace context of the request that queued it (W3C `traceparent`…), so its spans can link to it. */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -13,8 +15,8 @@ export interface QueuedRun {
  * (`BullExecutionQueue`), so any replica's worker can run any replica's executions.
  */
 export interface ExecutionQueue {
-  /** Rejects when the queue cannot be reached; the caller answers 503. */
-  enqueue(executionId: string): Promise<void>;
+  /** Rejects when the queue cannot be reached; the caller answers 503. `trace` travels with the work. */
+  enqueue(executionId: string, trace?: Readonly<Record<string, string>>): Promise<void>;
   /** Starts feeding work to `worker`, at most `concurrency` at a time in this process. */
   start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void>;
   /** Stops taking work and waits for what this process is running. */
@@ -32,14 +34,16 @@ export const EXECUTION_QUEUE = Symbol('EXECUTION_QUEUE');
 export class InMemoryExecutionQueue implements ExecutionQueue {
   private readonly logger = new Logger('ExecutionQueue');
   private readonly waiting: string[] = [];
+  private readonly traces = new Map<string, Readonly<Record<string, string>>>();
   private readonly running = new Map<string, Promise<void>>();
   private worker?: (run: QueuedRun) => Promise<void>;
   private concurrency = 1;
   private stopped = false;
 
-  enqueue(executionId: string): Promise<void> {
+  enqueue(executionId: string, trace?: Readonly<Record<string, string>>): Promise<void> {
     if (!this.waiting.includes(executionId)) {
       this.waiting.push(executionId);
+      if (trace) this.traces.set(executionId, trace);
       this.pump();
     }
     return Promise.resolve();
@@ -75,7 +79,9 @@ export class InMemoryExecutionQueue implements ExecutionQueue {
   private pump(): void {
     while (!this.stopped && this.worker && this.running.size < this.concurrency && this.waiting.length) {
       const id = this.waiting.shift()!;
-      const job = this.worker({ executionId: id, redelivered: false })
+      const trace = this.traces.get(id);
+      this.traces.delete(id);
+      const job = this.worker({ executionId: id, redelivered: false, trace })
         .catch((error: unknown) => this.logger.error(`execution ${id} crashed the worker: ${String(error)}`))
         .finally(() => {
           this.running.delete(id);

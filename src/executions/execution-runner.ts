@@ -6,6 +6,7 @@ import { DATABASE, type Database } from '../db/database.js';
 import { FILE_STORE, FileGone, type FileStore } from '../files/file-store.js';
 import { FilesService } from '../files/files.service.js';
 import type { FileRow } from '../files/file.view.js';
+import { recordExecutionOutcome } from '../telemetry/kadu-metrics.js';
 import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import { ExecutionSweeper } from './execution-sweeper.js';
@@ -19,6 +20,13 @@ class CostCapReached extends Error {}
 class Canceled extends Error {}
 /** The execution is no longer this worker's (failed as lost and taken over): stop without writing. */
 class NoLongerHeld extends Error {}
+/** The process is stopping: the execution goes back to the queue after the step in progress. */
+class HandedBack extends Error {
+  /** The last step recorded before this run: what the run added after it is undone. */
+  constructor(readonly stepsBefore: number) {
+    super('handed back');
+  }
+}
 
 /**
  * The worker: takes queued executions, runs their task kind step by step (recording steps and
@@ -46,6 +54,9 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     private readonly sweeper: ExecutionSweeper,
   ) {}
 
+  /** Set by a graceful shutdown: no new step starts; running executions are handed back. */
+  private stopping = false;
+
   async onApplicationBootstrap(): Promise<void> {
     // Before taking work: what a stopped process left behind is failed or queued again.
     await this.sweeper.sweep();
@@ -57,6 +68,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     await this.queue.stop();
   }
 
@@ -85,7 +97,9 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         await this.finish(execution.id, 'awaiting_input', { question: JSON.stringify(outcome.question) }, false);
       }
     } catch (error) {
-      if (error instanceof NoLongerHeld) {
+      if (error instanceof HandedBack) {
+        await this.handBack(execution, error.stepsBefore);
+      } else if (error instanceof NoLongerHeld) {
         this.logger.warn(`execution ${execution.id} was taken over after this worker lost it; its outcome is not written`);
       } else if (error instanceof Canceled) {
         await this.finish(execution.id, 'canceled', {});
@@ -131,6 +145,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       inputFileIds: execution.input_file_ids,
       answers: execution.answers,
       step: async (kind, summary, cost) => {
+        if (this.stopping) throw new HandedBack(seq);
         if (this.config.stepDelayMs) await sleep(this.config.stepDelayMs);
         const [state] = await this.db.query<{ cancel_requested: boolean; status: string }>('select cancel_requested, status from executions where id = $1', [execution.id]);
         if (state?.status !== 'running') throw new NoLongerHeld();
@@ -159,6 +174,25 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     };
   }
 
+  /**
+   * Back to `queued` as it was when this worker took it (its steps and cost of this run undone, so
+   * the next run does not count them twice), then queued again for another worker — or, with the
+   * in-process queue, for this process's next start (recovery re-queues `queued` executions).
+   */
+  private async handBack(execution: ExecutionRow, stepsBefore: number): Promise<void> {
+    const [row] = await this.db.transaction(async (tx) => {
+      const rows = await tx.query<ExecutionRow>(
+        `update executions set status = 'queued', cost_spent = $2, updated_at = now() where id = $1 and status = 'running' returning *`,
+        [execution.id, execution.cost_spent],
+      );
+      if (rows.length) await tx.query('delete from execution_steps where execution_id = $1 and seq > $2', [execution.id, stepsBefore]);
+      return rows;
+    });
+    if (!row) return;
+    this.logger.log(`execution ${execution.id}: handed back to the queue (shutting down)`);
+    await this.queue.enqueue(execution.id).catch(() => undefined);
+  }
+
   private async fail(id: string, code: string, message: string): Promise<void> {
     await this.finish(id, 'failed', { error: JSON.stringify({ code, message }) });
   }
@@ -171,6 +205,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         where id = $1 and status = 'running' returning *`,
       [id, status, ...entries.map(([, v]) => v)],
     );
+    if (row) recordExecutionOutcome(status, (row.error as { code?: string } | null)?.code);
     if (row && status !== 'canceled') await this.events.emit(row, `execution.${status}`);
   }
 }

@@ -4,6 +4,7 @@ import { DATABASE, type Database } from '../db/database.js';
 import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import type { ExecutionRow } from './execution.view.js';
+import { recordExecutionOutcome } from '../telemetry/kadu-metrics.js';
 
 const WORKER_LOST = '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
 
@@ -61,7 +62,10 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
         where id = $1 and status = 'running' returning *`,
       [id, WORKER_LOST],
     );
-    if (row) await this.events.emit(row, 'execution.failed');
+    if (row) {
+      recordExecutionOutcome('failed', 'worker_lost');
+      await this.events.emit(row, 'execution.failed');
+    }
     return Boolean(row);
   }
 

@@ -5,6 +5,8 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApp
 import { SecretBox } from '../common/secret-box.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
+import { recordWebhookAttempt } from '../telemetry/kadu-metrics.js';
+import { traceDeliveryAttempt } from '../telemetry/webhook-span.js';
 import { checkWebhookUrl } from './ssrf.js';
 import type { DeliveryRow } from './webhook.view.js';
 
@@ -74,7 +76,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
 
   private async drain(): Promise<void> {
     try {
-      await Promise.all((await this.claim()).map((d) => this.deliver(d)));
+      await Promise.all((await this.claim()).map((d) => traceDeliveryAttempt(d, () => this.deliver(d))));
     } catch (error) {
       this.logger.warn(`delivery pass failed: ${String(error)}`);
     }
@@ -110,6 +112,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     const retry = !ok && outcome.retry && attempts < this.config.webhookMaxAttempts;
     const status = ok ? 'delivered' : retry ? 'pending' : 'failed';
     const delay = this.config.webhookRetryBaseMs * 2 ** (attempts - 1);
+    recordWebhookAttempt(ok ? 'delivered' : retry ? 'retry' : 'failed', outcome.status);
     await this.db.query(
       `update webhook_deliveries set status = $2, attempts = $3, response_code = $4, last_error = $5, updated_at = now(),
               next_attempt_at = case when $2 = 'pending' then now() + ($6::int * interval '1 millisecond') else null end,

@@ -69,9 +69,10 @@ requires(chromium()).describe('the pages a person sees', () => {
       const audit = vi.spyOn(Logger.prototype, 'log');
       const link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
       // The audit line names the client too (its name and its OAuth client id).
-      const requested = audit.mock.calls.map(([line]) => String(line)).find((line) => line.includes('"event":"requested"') && line.includes('kadu_tasks_delete'));
+      // Audit records are logged as objects (a structured logger keeps their fields).
+      const requested = audit.mock.calls.map(([line]) => line as Record<string, unknown>).find((line) => line?.event === 'requested' && line.tool === 'kadu_tasks_delete');
       audit.mockRestore();
-      expect(JSON.parse(requested!)).toMatchObject({ client: 'Claude Desktop (test)', client_id: provider.client!.client_id, principal: 'acme:ana@acme.test' });
+      expect(requested).toMatchObject({ client: 'Claude Desktop (test)', client_id: provider.client!.client_id, principal: 'acme:ana@acme.test' });
       const page = await browser.newPage();
       const response = await page.goto(link);
       expect(response?.status()).toBe(200);

@@ -60,5 +60,8 @@ export { RateLimits, rateLimitHeaders, RateLimitStoreUnavailable, DEFAULT_BUDGET
 export { RateLimitGuard } from './guards/rate-limit.guard.js';
 export { tooMany as tooManyRequests, unavailable as serviceUnavailable } from './guards/rate-limit.guard.js';
 export { McpRejectionError } from './http/send.js';
+export { mcpRequestSummary, type McpRequestSummary } from './http/exchange.js';
+export { McpTelemetry } from './telemetry/mcp-telemetry.js';
+export * as mcpSemconv from './telemetry/semconv.js';
 export { StableExpressAdapter } from './http/stable-express.adapter.js';
 export { canonicalJson } from './confirmation/canonical-json.js';

@@ -28,6 +28,7 @@ import { HeaderMatchGuard } from './guards/header-match.guard.js';
 import { McpTransportGuard } from './guards/transport.guard.js';
 import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { RateLimits } from './dispatch/rate-limits.js';
+import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { MCP_DECLARED_GUARDS, MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
 import {
   MCP_MODULE_OPTIONS,
@@ -38,6 +39,7 @@ import {
 
 const PROVIDERS = [
   McpConfig,
+  McpTelemetry,
   McpToolRegistry,
   AccessPolicy,
   MethodInvoker,

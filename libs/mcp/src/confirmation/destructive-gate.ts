@@ -76,9 +76,8 @@ export class DestructiveGate implements OnApplicationBootstrap {
     };
     const message = confirmation.message;
     const log = (event: string, extra: Record<string, unknown> = {}) =>
-      this.audit.log(
-        JSON.stringify({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), client_id: call.principal?.clientId, tool: tool.name, digest, ...extra }),
-      );
+      // An object, not a string: a structured logger keeps `event` as a field of the line.
+      this.audit.log({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), client_id: call.principal?.clientId, tool: tool.name, digest, ...extra });
     const runOnce = async (via: string): Promise<JsonObject> => {
       log('run', { via });
       return run();

@@ -18,7 +18,8 @@ import { PromptMethods } from './prompt.methods.js';
 import { ResourceMethods } from './resource.methods.js';
 import { ToolMethods } from './tool.methods.js';
 
-export type DispatchOutcome = { status: 200; body: string } | { rejection: Rejection };
+/** `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`). */
+export type DispatchOutcome = { status: 200; body: string; toolError?: boolean } | { rejection: Rejection };
 
 /** Routes one request that passed the ladder to its method handler and adapts the result to the era. */
 @Injectable()
@@ -44,7 +45,7 @@ export class McpDispatcher {
     this.handlers.set(handler.method, handler);
   }
 
-  async dispatch(exchange: Required<McpExchange>, req: Request, res: Response): Promise<DispatchOutcome> {
+  async dispatch(exchange: Required<Pick<McpExchange, 'message' | 'era'>>, req: Request, res: Response): Promise<DispatchOutcome> {
     const { message, era } = exchange;
     const id = message.id!;
     const handler = this.handlers.get(message.method);
@@ -71,7 +72,8 @@ export class McpDispatcher {
         era.era === 'modern'
           ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
           : adaptResponseForLegacyClient(result);
-      return { status: 200, body: serializeSuccess(id, adapted) };
+      const toolError = message.method === 'tools/call' && result.isError === true;
+      return { status: 200, body: serializeSuccess(id, adapted), ...(toolError ? { toolError } : {}) };
     } catch (error) {
       if (error instanceof McpRejectionError) return { rejection: error.rejection };
       throw error;

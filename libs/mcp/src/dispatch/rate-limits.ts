@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { McpConfig } from '../mcp-config.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from '../state/mcp-state-store.js';
 
 export type BudgetName = 'general' | 'writes' | 'failedAuth';
@@ -40,6 +41,7 @@ export class RateLimits {
   constructor(
     config: McpConfig,
     @Inject(MCP_STATE_STORE) store: McpStateStore,
+    private readonly telemetry: McpTelemetry,
   ) {
     const configured = config.options.rateLimits;
     for (const name of Object.keys(DEFAULT_BUDGETS) as BudgetName[]) {
@@ -59,7 +61,10 @@ export class RateLimits {
     try {
       return verdict(entry.budget, await entry.limiter.consume(key, points), true);
     } catch (outcome) {
-      if (outcome instanceof RateLimiterRes) return verdict(entry.budget, outcome, false);
+      if (outcome instanceof RateLimiterRes) {
+        this.telemetry.refused(name);
+        return verdict(entry.budget, outcome, false);
+      }
       throw new RateLimitStoreUnavailable(String(outcome));
     }
   }

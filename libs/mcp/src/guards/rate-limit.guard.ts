@@ -5,6 +5,7 @@ import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { exchangeOf } from '../http/exchange.js';
 import { McpRejectionError } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { ErrorCode, type JsonRpcId, type Rejection, reject } from '../protocol/index.js';
 
 /**
@@ -19,12 +20,15 @@ export class RateLimitGuard implements CanActivate {
     private readonly limits: RateLimits,
     private readonly tools: McpToolRegistry,
     private readonly config: McpConfig,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     // No budget configured: answer synchronously, so Nest's guard chain does not wait a tick.
     if (!this.limits.enabled('general') && !this.limits.enabled('writes')) return true;
-    return this.spend(context);
+    const exchange = exchangeOf(context.switchToHttp().getRequest<Request>());
+    // Inside the request's span: the store's commands (Redis) are its children.
+    return this.telemetry.run(exchange, () => this.spend(context));
   }
 
   private async spend(context: ExecutionContext): Promise<boolean> {

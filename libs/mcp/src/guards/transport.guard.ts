@@ -4,6 +4,7 @@ import { exchangeOf } from '../http/exchange.js';
 import { readBody } from '../http/read-body.js';
 import { McpRejectionError } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import {
   bodyTooLarge,
   ErrorCode,
@@ -25,7 +26,10 @@ import {
  */
 @Injectable()
 export class McpTransportGuard implements CanActivate {
-  constructor(private readonly config: McpConfig) {}
+  constructor(
+    private readonly config: McpConfig,
+    private readonly telemetry: McpTelemetry,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
@@ -41,6 +45,7 @@ export class McpTransportGuard implements CanActivate {
       const message = validateJsonRpc(req.body);
       if (isRejection(message)) throw new McpRejectionError(message);
       exchange.message = message;
+      this.telemetry.begin(req, exchange);
       return true;
     }
     const body = await readBody(req, this.config.bodyLimit);
@@ -56,6 +61,8 @@ export class McpTransportGuard implements CanActivate {
     const message = parseJsonRpc(body.text);
     if (isRejection(message)) throw new McpRejectionError(message);
     exchange.message = message;
+    // The message is known: the request's span opens (its parent may be in params._meta).
+    this.telemetry.begin(req, exchange);
     return true;
   }
 }

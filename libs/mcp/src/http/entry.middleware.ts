@@ -1,6 +1,8 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { McpConfig } from '../mcp-config.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { exchangeOf } from './exchange.js';
 import { bodyTooLarge, HEADER_PROTOCOL_VERSION, isOriginAllowed, originForbidden } from '../protocol/index.js';
 import { sendRejection, setCommonHeaders } from './send.js';
 
@@ -10,9 +12,13 @@ import { sendRejection, setCommonHeaders } from './send.js';
  */
 @Injectable()
 export class McpEntryMiddleware implements NestMiddleware {
-  constructor(private readonly config: McpConfig) {}
+  constructor(
+    private readonly config: McpConfig,
+    private readonly telemetry: McpTelemetry,
+  ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
+    this.telemetry.arrived(exchangeOf(req));
     const requested = req.headers[HEADER_PROTOCOL_VERSION];
     // Until the body is read, the revision in use is the header's, when it names one we serve.
     setCommonHeaders(

@@ -1,10 +1,22 @@
+import type { Context, Span } from '@opentelemetry/api';
 import type { Request } from 'express';
 import type { EraDecision, JsonRpcMessage } from '../protocol/index.js';
+import type { McpTarget } from '../telemetry/mcp-telemetry.js';
 
 /** What the ladder learnt about one HTTP request, handed from guard to guard to the controller. */
 export interface McpExchange {
   message?: JsonRpcMessage;
   era?: EraDecision;
+  /** `performance.now()` when the request reached the endpoint. */
+  startedAt?: number;
+  /** The tool, prompt or resource the request names (telemetry). */
+  target?: McpTarget;
+  /** The request's span and the context that holds it, while tracing records. */
+  span?: Span;
+  context?: Context;
+  /** Set once the telemetry recorded the outcome: `error.type` when it failed. */
+  finished?: boolean;
+  errorType?: string;
 }
 
 const EXCHANGE = Symbol('mcp.exchange');
@@ -17,4 +29,29 @@ type WithExchange = Request & { [EXCHANGE]?: McpExchange };
 export function exchangeOf(req: Request): McpExchange {
   const carrier = req as WithExchange;
   return (carrier[EXCHANGE] ??= {});
+}
+
+/** What an access log may say about an MCP request: never its arguments. */
+export interface McpRequestSummary {
+  readonly method: string;
+  /** The tool or prompt called, when the module serves it. */
+  readonly target?: string;
+  readonly era?: 'modern' | 'legacy';
+  readonly protocolVersion?: string;
+  /** `error.type` as the telemetry recorded it (a JSON-RPC code, or `tool_error`). */
+  readonly errorType?: string;
+}
+
+/** The summary of a request the MCP endpoint parsed; undefined for any other request. */
+export function mcpRequestSummary(req: Request): McpRequestSummary | undefined {
+  const exchange = (req as WithExchange)[EXCHANGE];
+  const message = exchange?.message;
+  if (!message) return undefined;
+  return {
+    method: message.method,
+    target: exchange.target?.name,
+    era: exchange.era?.era,
+    protocolVersion: exchange.era?.revision,
+    errorType: exchange.errorType,
+  };
 }

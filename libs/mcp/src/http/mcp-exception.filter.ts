@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { McpConfig } from '../mcp-config.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { internalError } from '../protocol/index.js';
 import { idOfUnreadRequest } from './early-id.js';
 import { exchangeOf } from './exchange.js';
@@ -19,35 +20,45 @@ import { StateStoreUnavailable } from '../state/mcp-state-store.js';
 export class McpExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('McpEndpoint');
 
-  constructor(private readonly config: McpConfig) {}
+  constructor(
+    private readonly config: McpConfig,
+    private readonly telemetry: McpTelemetry,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
+    const exchange = exchangeOf(req);
     if (exception instanceof McpRejectionError) {
       const { rejection } = exception;
-      if (rejection.status === 503 && rejection.id === null && !exchangeOf(req).message) {
+      if (rejection.status === 503 && rejection.id === null && !exchange.message) {
         // Refused before the body was read (the app's guard could not reach its store): name the request anyway.
         void idOfUnreadRequest(req, this.config.bodyLimit).then((id) => sendRejection(res, { ...rejection, id }));
         return;
       }
       sendRejection(res, rejection);
+      this.telemetry.finish(req, res, exchange, { rejection });
       return;
     }
     if (exception instanceof StateStoreUnavailable) {
       // Approvals and request-state nonces cannot be checked: refuse rather than run unchecked.
-      sendRejection(res, unavailable(exchangeOf(req).message?.id ?? null, 5, 'the state store'));
+      const rejection = unavailable(exchange.message?.id ?? null, 5, 'the state store');
+      sendRejection(res, rejection);
+      this.telemetry.finish(req, res, exchange, { rejection });
       return;
     }
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       sendJson(res, exception.getStatus(), JSON.stringify(typeof body === 'string' ? { message: body } : body));
+      this.telemetry.finish(req, res, exchange, { httpStatus: exception.getStatus() });
       return;
     }
     const requestId = requestIdOf(req, res, this.config.options.requestId);
     this.logger.error(
       `request ${requestId} failed: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
     );
-    sendRejection(res, internalError(exchangeOf(req).message?.id ?? null, requestId));
+    const rejection = internalError(exchange.message?.id ?? null, requestId);
+    sendRejection(res, rejection);
+    this.telemetry.finish(req, res, exchange, { rejection, error: exception });
   }
 }

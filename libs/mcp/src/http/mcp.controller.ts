@@ -15,6 +15,7 @@ import { HeaderMatchGuard } from '../guards/header-match.guard.js';
 import { RateLimitGuard } from '../guards/rate-limit.guard.js';
 import { McpTransportGuard } from '../guards/transport.guard.js';
 import { exchangeOf } from './exchange.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { McpExceptionFilter } from './mcp-exception.filter.js';
 import { sendJson, sendRejection } from './send.js';
 
@@ -23,7 +24,10 @@ import { sendJson, sendRejection } from './send.js';
  * transport, era, headers), so what is left is: notifications get 202, requests get dispatched.
  */
 export class McpEndpointController {
-  constructor(private readonly dispatcher: McpDispatcher) {}
+  constructor(
+    private readonly dispatcher: McpDispatcher,
+    private readonly telemetry: McpTelemetry,
+  ) {}
 
   async handle(req: Request, res: Response): Promise<void> {
     const exchange = exchangeOf(req);
@@ -32,11 +36,18 @@ export class McpEndpointController {
     if (message.id === undefined) {
       // Rung 13: notifications are accepted with 202 and an empty body, in both eras.
       res.status(202).end();
+      this.telemetry.finish(req, res, exchange);
       return;
     }
-    const outcome = await this.dispatcher.dispatch({ message, era }, req, res);
-    if ('rejection' in outcome) sendRejection(res, outcome.rejection);
-    else sendJson(res, outcome.status, outcome.body);
+    // Inside the request's span: what the tool's service does (database, queue) is its child.
+    const outcome = await this.telemetry.run(exchange, () => this.dispatcher.dispatch({ message, era }, req, res));
+    if ('rejection' in outcome) {
+      sendRejection(res, outcome.rejection);
+      this.telemetry.finish(req, res, exchange, { rejection: outcome.rejection });
+    } else {
+      sendJson(res, outcome.status, outcome.body);
+      this.telemetry.finish(req, res, exchange, { toolError: outcome.toolError });
+    }
   }
 }
 
@@ -49,8 +60,8 @@ export function createMcpController(path: string, appGuards: Type<CanActivate>[]
   @UseFilters(McpExceptionFilter)
   @UseGuards(...appGuards, McpTransportGuard, RateLimitGuard, EraGuard, HeaderMatchGuard)
   class McpController extends McpEndpointController {
-    constructor(dispatcher: McpDispatcher) {
-      super(dispatcher);
+    constructor(dispatcher: McpDispatcher, telemetry: McpTelemetry) {
+      super(dispatcher, telemetry);
     }
 
     @All()

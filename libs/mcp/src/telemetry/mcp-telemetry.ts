@@ -1,0 +1,178 @@
+import { performance } from 'node:perf_hooks';
+import { Injectable } from '@nestjs/common';
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Counter,
+  type Histogram,
+  type Link,
+  metrics,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import type { Request, Response } from 'express';
+import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
+import { McpToolRegistry } from '../discovery/tool-registry.js';
+import type { McpExchange } from '../http/exchange.js';
+import { isPlainObject, type Rejection } from '../protocol/index.js';
+import * as sc from './semconv.js';
+
+const SCOPE = '@app/mcp';
+
+/** How one MCP request ended, as the telemetry records it. */
+export interface McpOutcome {
+  readonly rejection?: Rejection;
+  /** A `tools/call` answered with `isError: true`. */
+  readonly toolError?: boolean;
+  /** An unexpected failure (500 `-32603`), or an HTTP error of the app's own guards. */
+  readonly error?: unknown;
+  readonly httpStatus?: number;
+}
+
+/**
+ * One SERVER span per MCP request and the `mcp.server.operation.duration` histogram, named and
+ * attributed as the MCP semantic conventions say (see semconv.ts). Through `@opentelemetry/api`
+ * only: with no SDK registered by the app, every call here is a no-op.
+ *
+ * The span starts when the request reached the endpoint (its start time is taken then) but is
+ * created once the body is parsed, because its parent may be the `traceparent` the client put in
+ * `params._meta` (SEP-414) — else the request's HTTP headers, else whatever context is active.
+ */
+@Injectable()
+export class McpTelemetry {
+  private readonly tracer = trace.getTracer(SCOPE);
+  private readonly duration: Histogram;
+  private readonly refusals: Counter;
+
+  constructor(
+    private readonly tools: McpToolRegistry,
+    private readonly catalog: McpCatalogRegistry,
+  ) {
+    // Instruments are taken when the module is built: the app registers its SDK before that.
+    const meter = metrics.getMeter(SCOPE);
+    this.duration = meter.createHistogram(sc.METRIC_SERVER_OPERATION_DURATION, {
+      unit: 's',
+      description: 'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+      advice: { explicitBucketBoundaries: sc.OPERATION_DURATION_BUCKETS },
+    });
+    this.refusals = meter.createCounter(sc.METRIC_RATE_LIMIT_REFUSALS, {
+      unit: '{request}',
+      description: 'Requests refused with 429 because a rate-limit budget was spent, by budget.',
+    });
+  }
+
+  /** Marks when the request reached the endpoint (the entry middleware, before authentication). */
+  arrived(exchange: McpExchange): void {
+    exchange.startedAt = performance.now();
+  }
+
+  /** After the body is parsed: opens the request's span. */
+  begin(req: Request, exchange: McpExchange): void {
+    const message = exchange.message;
+    if (!message) return;
+    const target = this.targetOf(message.method, message.params);
+    exchange.target = target;
+    const ambient = propagation.extract(context.active(), req.headers);
+    const meta = message.params?._meta;
+    const fromMeta = isPlainObject(meta) && typeof meta.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, meta) : undefined;
+    const metaParent = fromMeta && trace.getSpanContext(fromMeta);
+    // mcp.md, "Context propagation": the _meta context is the parent; the transport's is linked.
+    const parent = metaParent ? fromMeta! : ambient;
+    const ambientSpan = trace.getSpanContext(ambient);
+    const links: Link[] = metaParent && ambientSpan ? [{ context: ambientSpan }] : [];
+    const span = this.tracer.startSpan(
+      target.name ? `${message.method} ${target.name}` : message.method,
+      {
+        kind: SpanKind.SERVER,
+        startTime: exchange.startedAt === undefined ? undefined : performance.timeOrigin + exchange.startedAt,
+        attributes: { [sc.ATTR_MCP_METHOD_NAME]: message.method },
+        links,
+      },
+      parent,
+    );
+    if (span.isRecording()) {
+      span.setAttributes({
+        ...target.attributes,
+        ...(message.id !== undefined && message.id !== null ? { [sc.ATTR_JSONRPC_REQUEST_ID]: String(message.id) } : {}),
+        ...(target.uri ? { [sc.ATTR_MCP_RESOURCE_URI]: target.uri } : {}),
+        [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
+        [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
+        [sc.ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
+        ...(req.socket.remoteAddress ? { [sc.ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress, [sc.ATTR_CLIENT_PORT]: req.socket.remotePort ?? 0 } : {}),
+      });
+      exchange.span = span;
+      exchange.context = trace.setSpan(parent, span);
+    }
+  }
+
+  /** Runs `work` inside the request's span, so the app's own spans (database, Redis) become its children. */
+  run<T>(exchange: McpExchange, work: () => T): T {
+    return exchange.context ? context.with(exchange.context, work) : work();
+  }
+
+  /** The response is written: ends the span and records the duration. */
+  finish(req: Request, res: Response, exchange: McpExchange, outcome: McpOutcome = {}): void {
+    const message = exchange.message;
+    if (!message || exchange.finished) return;
+    exchange.finished = true;
+    const errorType = errorTypeOf(outcome);
+    exchange.errorType = errorType;
+    const attributes: Attributes = {
+      [sc.ATTR_MCP_METHOD_NAME]: message.method,
+      ...exchange.target?.attributes,
+      ...(exchange.era ? { [sc.ATTR_MCP_PROTOCOL_VERSION]: exchange.era.revision } : {}),
+      [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
+      [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
+      ...(errorType ? { [sc.ATTR_ERROR_TYPE]: errorType } : {}),
+      ...(outcome.rejection ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(outcome.rejection.code) } : {}),
+    };
+    if (exchange.startedAt !== undefined) this.duration.record((performance.now() - exchange.startedAt) / 1000, attributes);
+    const span = exchange.span;
+    if (!span) return;
+    span.setAttributes({ ...attributes, [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: outcome.httpStatus ?? res.statusCode });
+    if (outcome.error instanceof Error) span.recordException(outcome.error);
+    // mcp.md: status ERROR when error.type is set, described by the JSON-RPC error message.
+    if (errorType) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.rejection?.message ?? (errorType === sc.TOOL_ERROR ? 'tool error' : undefined) });
+    span.end();
+  }
+
+  /** Only tools and prompts the module serves name spans and metric series (client-sent names are unbounded). */
+    private targetOf(method: string, params: Record<string, unknown> | undefined): McpTarget {
+    const name = typeof params?.name === 'string' ? params.name : undefined;
+    if (method === 'tools/call' && name !== undefined) {
+      const known = this.tools.get(name) !== undefined;
+      return {
+        name: known ? name : undefined,
+        attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', ...(known ? { [sc.ATTR_GEN_AI_TOOL_NAME]: name } : {}) },
+      };
+    }
+    if (method === 'prompts/get' && name !== undefined && this.catalog.prompts.has(name)) return { name, attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name } };
+    if (method === 'resources/read' && typeof params?.uri === 'string') return { uri: params.uri.slice(0, 2048), attributes: {} };
+    return { attributes: {} };
+  }
+
+  /** A budget refused a request (either door: the REST API spends the same budgets). */
+  refused(budget: string): void {
+    this.refusals.add(1, { 'mcp.rate_limit.budget': budget });
+  }
+}
+
+export interface McpTarget {
+  /** The low-cardinality target of the span name (a served tool or prompt). */
+  readonly name?: string;
+  readonly uri?: string;
+  readonly attributes: Attributes;
+}
+
+function errorTypeOf(outcome: McpOutcome): string | undefined {
+  if (outcome.rejection) return String(outcome.rejection.code);
+  if (outcome.toolError) return sc.TOOL_ERROR;
+  if (outcome.httpStatus !== undefined && outcome.httpStatus >= 400) return String(outcome.httpStatus);
+  if (outcome.error !== undefined) return '-32603';
+  return undefined;
+}

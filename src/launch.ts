@@ -1,0 +1,54 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { bannerLines } from './banner.js';
+import { createKaduApp } from './bootstrap.js';
+import { ConfigError, loadConfig } from './config/app-config.js';
+import { startupProblems } from './config/startup-check.js';
+import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { PinoNestLogger } from './logging/nest-logger.js';
+import { createRootLogger } from './logging/root-logger.js';
+import type { Telemetry } from './telemetry/telemetry-config.js';
+
+/**
+ * The process, once telemetry is set up (`main.ts`): the configuration checked in one place —
+ * every problem one line on stderr, exit 1, within seconds and before anything is opened — then
+ * the app, its listener, the metrics listener, the banner and the graceful shutdown.
+ */
+export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    refuse(error instanceof ConfigError ? [...error.problems, ...telemetry.config.problems] : [String(error)]);
+  }
+  const prometheus = telemetry.config.metrics.prometheus;
+  const problems = [
+    ...telemetry.config.problems,
+    ...(await startupProblems(config, env, prometheus ? [{ name: 'OTEL_EXPORTER_PROMETHEUS_PORT', ...prometheus }] : [])),
+  ];
+  if (problems.length) refuse(problems);
+
+  const logger = createRootLogger({ level: config.logLevel, format: config.logFormat });
+  let app;
+  try {
+    app = await createKaduApp(config, new PinoNestLogger(logger.child({ context: 'Nest' })), [], {
+      accessLog: logger.child({ context: 'Access' }),
+      requests: true,
+    });
+    await app.listen(config.port, config.host);
+    await telemetry.serveMetrics();
+  } catch (error) {
+    refuse([`cannot start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
+  }
+  installGracefulShutdown({ app, logger, timeoutMs: config.shutdownTimeoutMs, after: () => telemetry.shutdown() });
+  const address = app.getHttpServer().address() as AddressInfo;
+  const traces = telemetry.config.traces === 'otlp' ? `OTLP to ${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT}` : telemetry.config.traces;
+  const banner = bannerLines({ config, env, listening: { host: config.host, port: address.port }, metricsUrl: telemetry.metricsUrl, traces });
+  for (const line of banner) logger.info({ context: 'Kadu' }, line);
+}
+
+/** One line per problem on stderr, and a non-zero exit. */
+function refuse(problems: readonly string[]): never {
+  for (const problem of problems) process.stderr.write(`Kadu cannot start: ${problem}\n`);
+  process.exit(1);
+}

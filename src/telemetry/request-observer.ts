@@ -1,0 +1,86 @@
+import { performance } from 'node:perf_hooks';
+import { type Attributes, context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { mcpRequestSummary } from '@app/mcp';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { recordRequest, type RequestOutcome } from './kadu-metrics.js';
+
+const tracer = trace.getTracer('kadu.http');
+
+/**
+ * Every request, either door: a SERVER span for the REST API and other routes (the MCP endpoint's
+ * span is the module's, one per MCP request), the request metrics, and one access log line —
+ * method, route, MCP method and tool, era, status, duration, request id, organisation and subject.
+ * Never a header, a query string, a token or an argument: routes are logged by their pattern
+ * (`/secrets/entry/:token`), so the secrets some URLs carry stay out.
+ */
+export function requestObserver(mcpPath: string, accessLog: Logger | undefined) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    const isMcp = req.path === mcpPath;
+    const span = isMcp
+      ? undefined
+      : tracer.startSpan(
+          req.method,
+          { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'network.protocol.version': req.httpVersion } },
+          propagation.extract(context.active(), req.headers),
+        );
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      const seconds = (performance.now() - started) / 1000;
+      const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
+      const route = routeOf(req, mcpPath);
+      const mcp = isMcp ? mcpRequestSummary(req) : undefined;
+      const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
+      const outcome = outcomeOf(status, mcp?.errorType);
+      const http: Attributes = { 'http.request.method': req.method, 'http.route': route, 'http.response.status_code': status, ...(status >= 500 ? { 'error.type': String(status) } : {}) };
+      recordRequest(door, outcome, seconds, http);
+      if (span) {
+        span.updateName(`${req.method} ${route}`);
+        span.setAttributes(http);
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+      if (!accessLog) return;
+      const principal = (req as Request & { user?: Partial<KaduPrincipal> }).user;
+      accessLog.info(
+        {
+          event: 'http.request',
+          method: req.method,
+          route,
+          status,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+          request_id: res.getHeader('Request-Id'),
+          door,
+          outcome,
+          ...(mcp ? { mcp_method: mcp.method, mcp_target: mcp.target, mcp_era: mcp.era, mcp_protocol_version: mcp.protocolVersion, mcp_error: mcp.errorType } : {}),
+          ...(principal?.org ? { org: principal.org, subject: principal.subject } : {}),
+        },
+        `${req.method} ${route} ${status}`,
+      );
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    if (span) context.with(trace.setSpan(context.active(), span), next);
+    else next();
+  };
+}
+
+/** The matched route's pattern; never the raw path of what no route matched (it may hold a secret). */
+function routeOf(req: Request, mcpPath: string): string {
+  if (req.path === mcpPath) return mcpPath;
+  const pattern = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof pattern === 'string' ? pattern : '(unmatched)';
+}
+
+function outcomeOf(status: number, mcpError: string | undefined): RequestOutcome {
+  if (status === 429) return 'rate_limited';
+  if (status === 503) return 'unavailable';
+  if (status >= 500) return 'error';
+  if (mcpError === 'tool_error') return 'tool_error';
+  if (status >= 400 || mcpError) return 'refused';
+  return 'ok';
+}
