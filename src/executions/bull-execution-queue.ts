@@ -4,6 +4,10 @@ import { Redis } from 'ioredis';
 import type { ExecutionQueue, QueuedRun } from './execution-queue.js';
 
 const QUEUE_NAME = 'executions';
+const STOP_WITHIN_MS = 3000;
+
+const within = (work: Promise<unknown> | undefined, ms: number): Promise<unknown> =>
+  Promise.race([(work ?? Promise.resolve()).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
 interface RunJob {
   executionId: string;
@@ -90,8 +94,10 @@ export class BullExecutionQueue implements ExecutionQueue {
   }
 
   async stop(): Promise<void> {
-    await this.worker?.close();
-    await this.queue.close();
+    // Bounded: with Redis away BullMQ's close waits for a connection that may never come back.
+    // The worker's current execution is handed back by the runner before this (after its step).
+    await within(this.worker?.close(), STOP_WITHIN_MS);
+    await within(this.queue.close(), STOP_WITHIN_MS);
     // BullMQ leaves connections it was given open: they are ours to close.
     this.workerClient?.disconnect();
     this.client.disconnect();

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type Attributes, context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { mcpRequestSummary } from '@app/mcp';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -46,7 +46,9 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       }
       if (!accessLog) return;
       const principal = (req as Request & { user?: Partial<KaduPrincipal> }).user;
-      accessLog.info(
+      // 'finish' fires outside the request's context: the line is written back inside its span.
+      const spanContext = span?.spanContext() ?? mcp?.spanContext;
+      const write = (): void => accessLog.info(
         {
           event: 'http.request',
           method: req.method,
@@ -61,6 +63,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
         },
         `${req.method} ${route} ${status}`,
       );
+      if (spanContext) context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), write);
+      else write();
     };
     res.once('finish', finish);
     res.once('close', finish);

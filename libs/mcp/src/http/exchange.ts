@@ -1,4 +1,4 @@
-import type { Context, Span } from '@opentelemetry/api';
+import type { Context, Span, SpanContext } from '@opentelemetry/api';
 import type { Request } from 'express';
 import type { EraDecision, JsonRpcMessage } from '../protocol/index.js';
 import type { McpTarget } from '../telemetry/mcp-telemetry.js';
@@ -40,6 +40,8 @@ export interface McpRequestSummary {
   readonly protocolVersion?: string;
   /** `error.type` as the telemetry recorded it (a JSON-RPC code, or `tool_error`). */
   readonly errorType?: string;
+  /** The request's span, when tracing records (so its log lines can carry the trace id). */
+  readonly spanContext?: SpanContext;
 }
 
 /** The summary of a request the MCP endpoint parsed; undefined for any other request. */
@@ -53,5 +55,6 @@ export function mcpRequestSummary(req: Request): McpRequestSummary | undefined {
     era: exchange.era?.era,
     protocolVersion: exchange.era?.revision,
     errorType: exchange.errorType,
+    spanContext: exchange.span?.spanContext(),
   };
 }
