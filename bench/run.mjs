@@ -9,6 +9,7 @@
 // The servers of one comparison run side by side and their rounds are interleaved (A B C A B C…),
 // so a slow minute of a shared machine falls on all of them rather than on one.
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,7 @@ async function start(label, args, env = {}) {
 
 function stop(child) {
   return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', resolve);
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 5000).unref();
@@ -111,19 +113,37 @@ async function measureGroup(targets) {
 console.log(`bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up, ${CFG.connections} connections; node ${process.version}`);
 console.log(PIN ? 'servers on core 0, load generator on core 1 (taskset)' : 'not pinned (taskset missing or a single core): servers and load generator share the cores');
 
-// 1. REST vs MCP in the Kadu app process, authentication on both doors.
+// 1. REST vs MCP in the Kadu app process, authentication on both doors — telemetry off, as by
+// default. Beside it, the same app with tracing and metrics on (OTLP to a sink in this process,
+// which only drains what it is sent), to measure what telemetry costs per call.
 const dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-'));
 const kaduEnv = { DATA_DIR: dataDir, KADU_RATE_GENERAL: '1000000000/60', KADU_RATE_WRITES: '1000000000/60', KADU_RATE_FAILED_AUTH: '1000000000/60' };
 const profileDir = join(resultsDir, 'profile');
+const otlpBytes = { traces: 0, metrics: 0 };
+const sink = createServer((req, res) => {
+  req.on('data', (chunk) => (otlpBytes[req.url === '/v1/metrics' ? 'metrics' : 'traces'] += chunk.length));
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+});
+await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const kadu = await start('kadu', [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/bench/fixtures/kadu-echo.main.js'], kaduEnv);
+const traced = await start('kadu-traced', ['dist/bench/fixtures/kadu-echo.main.js'], {
+  ...kaduEnv,
+  DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-traced-')),
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}`,
+});
 const memory = {};
 try {
   const auth = (token, r) => ({ ...r, headers: { ...r.headers, authorization: `Bearer ${token}` } });
+  const rest = (app) => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` }, body: JSON.stringify(ARGS) });
   await measureGroup([
-    { name: 'kadu.rest', url: `${kadu.url}/api/v1/bench/echo`, request: { headers: { 'content-type': 'application/json', authorization: `Bearer ${kadu.api}` }, body: JSON.stringify(ARGS) }, pid: kadu.child.pid },
+    { name: 'kadu.rest', url: `${kadu.url}/api/v1/bench/echo`, request: rest(kadu), pid: kadu.child.pid },
     { name: 'kadu.mcp_2026', url: `${kadu.url}/mcp`, request: auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), pid: kadu.child.pid },
     { name: 'kadu.mcp_2025', url: `${kadu.url}/mcp`, request: auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })), pid: kadu.child.pid },
+    { name: 'kadu_traced.rest', url: `${traced.url}/api/v1/bench/echo`, request: rest(traced), pid: traced.child.pid },
+    { name: 'kadu_traced.mcp_2026', url: `${traced.url}/mcp`, request: auth(traced.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), pid: traced.child.pid },
   ]);
+  await traced.stop();
+  console.log(`OTLP received from the traced app: ${(otlpBytes.traces / 1e6).toFixed(1)} MB of spans, ${(otlpBytes.metrics / 1e3).toFixed(1)} kB of metrics`);
 
   // 4. Memory: resident size after a first and a second half of a long run must not keep growing.
   const longCall = auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
@@ -135,7 +155,8 @@ try {
   memory.requests = CFG.longRun;
   console.log(`memory over ${CFG.longRun} requests: ${memory.start.toFixed(1)} → ${memory.half.toFixed(1)} → ${memory.end.toFixed(1)} MB RSS`);
 } finally {
-  await kadu.stop();
+  await Promise.all([kadu.stop(), traced.stop()]);
+  sink.close();
 }
 
 // 2. Scaling with the number of registered tools (the module alone, no authentication), then
@@ -203,9 +224,17 @@ const cpuRatios = {
   cpu_per_call_mcp_nest_vs_ours: cpu('anchor.mcp_nest.tools_call') / cpu('ours.tools_call'),
   cpu_per_call_sdk_vs_ours: cpu('anchor.sdk.tools_call') / cpu('ours.tools_call'),
 };
+// Not an acceptance ratio: what tracing and metrics cost per call (same app, telemetry on vs off).
+const tracing = {
+  mcp_2026_throughput_on_vs_off: m('kadu_traced.mcp_2026', 'kadu.mcp_2026'),
+  rest_throughput_on_vs_off: m('kadu_traced.rest', 'kadu.rest'),
+  mcp_2026_cpu_us_per_call_added: cpu('kadu_traced.mcp_2026') - cpu('kadu.mcp_2026'),
+  rest_cpu_us_per_call_added: cpu('kadu_traced.rest') - cpu('kadu.rest'),
+};
 const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, pinned: PIN, config: CFG, measurements, memory, ratios, cpuRatios }, null, 2));
+writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, pinned: PIN, config: CFG, measurements, memory, ratios, cpuRatios, tracing }, null, 2));
 for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
+for (const [name, value] of Object.entries(tracing)) console.log(`TRACING ${name} ${value.toFixed(2)}`);
 // Not an acceptance ratio: MCP-Nest given the same Express adapter fix, to show what is left of the
 // difference once Express costs the same on both sides.
 if (!QUICK) console.log(`CHECK call_vs_mcp_nest_same_adapter ${m('ours.tools_call', 'anchor.mcp_nest_same_adapter.tools_call').toFixed(2)}`);

@@ -4,7 +4,7 @@ import { isRole, ALL_SCOPES } from '../auth/scopes.js';
 import { loadConfig } from '../config/app-config.js';
 
 const USAGE =
-  'usage: npm run token -- --org <slug> --user <email> --role <viewer|operator|admin|owner> [--scopes "<space separated>"] [--ttl <seconds>] [--aud mcp|api]';
+  'usage: npm run -s token -- --org <slug> --user <email> --role <viewer|operator|admin|owner> [--scopes "<space separated>"] [--ttl <seconds>] [--aud mcp|api]';
 
 /** Prints a development access token for the local app on stdout — and nothing else. */
 async function main(): Promise<void> {
