@@ -10,6 +10,7 @@ import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The MCP semantic conventions as an exporter sees them: the SDK is registered in this process
@@ -36,7 +37,7 @@ beforeAll(async () => {
   tracerProvider.register();
   metrics.setGlobalMeterProvider(meterProvider);
   dataDir = mkdtempSync(join(tmpdir(), 'kadu-otel-'));
-  config = loadConfig({ PORT: '3000', DATA_DIR: dataDir, NODE_ENV: 'test', KADU_RATE_GENERAL: '100000/60', KADU_RATE_WRITES: '2/60', KADU_RATE_FAILED_AUTH: '100000/60' });
+  config = loadConfig({ PORT: '3000', DATA_DIR: dataDir, NODE_ENV: 'test', KADU_RATE_GENERAL: '100000/60', KADU_RATE_WRITES: '5/60', KADU_RATE_FAILED_AUTH: '100000/60', WEBHOOK_ALLOW_LOOPBACK: 'true' });
   app = await createKaduApp(config, ['error'], [], { requests: true });
   await app.init();
   mcpToken = await issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin' });
@@ -145,13 +146,13 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
   });
 
   it('a rate-limited call (429) is a refused span and counts a refusal of its budget', async () => {
-    // The write budget is 2 a minute here: the third write is refused at rung 10.
-    for (let i = 0; i < 3; i++) {
+    // The write budget is 5 a minute here: the sixth write is refused at rung 10.
+    for (let i = 0; i < 6; i++) {
       const res = await mcp(modernRequest('tools/call', { name: 'kadu_tasks_create', arguments: { name: `t${i}`, kind: 'echo', cost_cap: 1 } }, { id: `w${i}` }));
-      if (i < 2) expect(res.status).toBe(200);
+      if (i < 5) expect(res.status).toBe(200);
       else expect(res.status).toBe(429);
     }
-    const refused = spans.getFinishedSpans().find((s) => s.attributes['jsonrpc.request.id'] === 'w2');
+    const refused = spans.getFinishedSpans().find((s) => s.attributes['jsonrpc.request.id'] === 'w5');
     expect(refused?.name).toBe('tools/call kadu_tasks_create');
     expect(refused?.attributes).toMatchObject({ 'error.type': '-32600', 'http.response.status_code': 429 });
     metricExporter.reset();
@@ -172,12 +173,14 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     expect(points.find((p) => p.attributes['error.type'] === 'tool_error')?.attributes['gen_ai.tool.name']).toBe('kadu_tasks_get');
   });
 
-  it('a REST request is a server span named by its route, and a run links the execution to it', async () => {
-    const created = await request(app.getHttpServer())
-      .post('/api/v1/tasks')
-      .set('Authorization', `Bearer ${apiToken}`)
-      .send({ name: 'Echo', kind: 'echo', cost_cap: 5 });
+  it('a REST request is a server span named by its route, a run links the execution to it, its webhook delivery is a child', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    const api = (method: 'post' | 'put', path: string, body: object) => request(app.getHttpServer())[method](path).set('Authorization', `Bearer ${apiToken}`).send(body);
+    const created = await api('post', '/api/v1/tasks', { name: 'Echo', kind: 'echo', cost_cap: 5 });
     const taskId = created.body.data.id as string;
+    const hook = await api('post', '/api/v1/webhooks', { url: receiver.url, events: ['execution.succeeded'] });
+    expect((await api('put', `/api/v1/tasks/${taskId}/destinations`, { destinations: [{ type: 'webhook', webhook_id: hook.body.data.id }] })).status).toBe(200);
     spans.reset();
     const run = await request(app.getHttpServer())
       .post(`/api/v1/tasks/${taskId}/run`)
@@ -206,6 +209,17 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     const steps = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === processed!.spanContext().traceId && s.attributes['db.system.name']);
     expect(steps.length).toBeGreaterThan(0);
 
+    // The outcome's webhook, delivered at once: an attempt span in the execution's trace.
+    await receiver.waitFor(1);
+    await receiver.stop();
+    let delivery: ReadableSpan | undefined;
+    while (!delivery && Date.now() < deadline) {
+      delivery = spans.getFinishedSpans().find((s) => s.name === 'deliver webhook');
+      if (!delivery) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(delivery?.attributes).toMatchObject({ 'kadu.webhook.event': 'execution.succeeded', 'kadu.webhook.attempt': 1 });
+    expect(delivery?.spanContext().traceId).toBe(processed!.spanContext().traceId);
+
     metricExporter.reset();
     await reader.forceFlush();
     const all = metricExporter.getMetrics().flatMap((r) => r.scopeMetrics).flatMap((s) => s.metrics);
@@ -216,5 +230,7 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     expect(requests?.dataPoints.find((p) => p.attributes['kadu.door'] === 'mcp' && p.attributes['kadu.outcome'] === 'rate_limited')?.value).toBe(1);
     expect(requests?.dataPoints.find((p) => p.attributes['kadu.door'] === 'mcp' && p.attributes['kadu.outcome'] === 'tool_error')?.value).toBe(1);
     expect(all.find((m) => m.descriptor.name === 'kadu.executions.queue.depth')?.dataPoints[0]?.value).toBe(0);
+    const attempts = all.find((m) => m.descriptor.name === 'kadu.webhooks.attempts');
+    expect(attempts?.dataPoints.find((p) => p.attributes['kadu.webhook.outcome'] === 'delivered')?.attributes['http.response.status_code']).toBe(200);
   });
 });
