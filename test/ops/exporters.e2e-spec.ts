@@ -159,7 +159,7 @@ describe('telemetry exported from the built app', () => {
     expect(typeof line?.duration_ms).toBe('number');
     expect(app.stdout()).not.toContain(mcpToken);
     expect(app.stdout()).not.toContain('"arguments"');
-  });
+  }, 60_000);
 
   it('serves Prometheus text on its own port, not on the public one', async () => {
     const unknown = await request(base).post('/mcp').set(modernRequest('tools/call', { name: 'nope', arguments: {} }).headers).set('Authorization', `Bearer ${mcpToken}`).send(modernRequest('tools/call', { name: 'nope', arguments: {} }).body);
@@ -184,5 +184,5 @@ describe('telemetry exported from the built app', () => {
     const deadline = Date.now() + 20_000;
     while (!collector.metricNames.has('mcp.server.operation.duration') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect([...collector.metricNames]).toEqual(expect.arrayContaining(['mcp.server.operation.duration', 'kadu.requests']));
-  });
+  }, 60_000);
 });

@@ -45,4 +45,4 @@ it('an execution running when the app stops goes back to the queue and then runs
   } finally {
     await second.close();
   }
-});
+}, 60_000);
