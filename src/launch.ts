@@ -31,7 +31,7 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
   const logger = createRootLogger({ level: config.logLevel, format: config.logFormat });
   let app;
   try {
-    app = await createKaduApp(config, new PinoNestLogger(logger.child({ context: 'Nest' })), [], {
+    app = await createKaduApp(config, new PinoNestLogger(logger), [], {
       accessLog: logger.child({ context: 'Access' }),
       requests: true,
     });
