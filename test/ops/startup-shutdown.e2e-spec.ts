@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import request from 'supertest';
+import { modernRequest } from '@app/mcp/testing/index.js';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { BlackholeProxy } from './blackhole-proxy.js';
@@ -135,10 +137,17 @@ async function redisUp(): Promise<boolean> {
 }
 
 describe('SIGTERM always ends the process', () => {
-  it('stops cleanly on the embedded defaults', async () => {
-    const app = runApp({ PORT: '0', DATA_DIR: dataDir(), KADU_SHUTDOWN_TIMEOUT_MS: '5000' });
+  it('stops cleanly on the embedded defaults (telemetry off: the access line is still written)', async () => {
+    const dir = dataDir();
+    const token = await issueDevToken(loadConfig({ PORT: '0', DATA_DIR: dir }), { org: 'acme', user: 'ana@acme.test', role: 'admin' });
+    const app = runApp({ PORT: '0', DATA_DIR: dir, KADU_SHUTDOWN_TIMEOUT_MS: '5000' });
     try {
-      await app.waitFor(/Kadu listening on http:\/\/127\.0\.0\.1:\d+/);
+      const base = (await app.waitFor(/Kadu listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+      const r = modernRequest('tools/call', { name: 'kadu_tasks_list', arguments: {} });
+      expect((await request(base).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body)).status).toBe(200);
+      const line = await app.waitFor(/^\{.*"event":"http\.request".*\}$/m);
+      expect(JSON.parse(line[0])).toMatchObject({ route: '/mcp', status: 200, mcp_method: 'tools/call', mcp_target: 'kadu_tasks_list', mcp_era: 'modern', org: 'acme', subject: 'ana@acme.test', outcome: 'ok' });
+      expect(app.stdout()).not.toContain(token);
       app.child.kill('SIGTERM');
       const exit = await app.exited;
       expect(exit.code).toBe(0);

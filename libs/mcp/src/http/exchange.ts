@@ -34,7 +34,7 @@ export function exchangeOf(req: Request): McpExchange {
 /** What an access log may say about an MCP request: never its arguments. */
 export interface McpRequestSummary {
   readonly method: string;
-  /** The tool or prompt called, when the module serves it. */
+  /** The tool or prompt called (with telemetry on, only one the module serves). */
   readonly target?: string;
   readonly era?: 'modern' | 'legacy';
   readonly protocolVersion?: string;
@@ -49,9 +49,11 @@ export function mcpRequestSummary(req: Request): McpRequestSummary | undefined {
   const exchange = (req as WithExchange)[EXCHANGE];
   const message = exchange?.message;
   if (!message) return undefined;
+  const named = message.method === 'tools/call' || message.method === 'prompts/get' ? message.params?.name : undefined;
   return {
     method: message.method,
-    target: exchange.target?.name,
+    // With telemetry off the target was not looked up: the name asked for (a log line, not a metric series).
+    target: exchange.target ? exchange.target.name : typeof named === 'string' ? named.slice(0, 128) : undefined,
     era: exchange.era?.era,
     protocolVersion: exchange.era?.revision,
     errorType: exchange.errorType,
