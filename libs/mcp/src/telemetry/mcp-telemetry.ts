@@ -50,7 +50,10 @@ export class McpTelemetry {
   private readonly tracer = trace.getTracer(SCOPE);
   private readonly duration: Histogram;
   private readonly refusals: Counter;
-  /** Neither a tracer nor a meter provider is registered: every method returns at once (measured: the no-op API calls alone cost ~2–4 % of a module tools/call). */
+  /**
+   * False when neither a tracer nor a meter provider is registered: every method then returns at
+   * once (measured: the no-op API calls alone cost 1–4 % of a module `tools/call`).
+   */
   private readonly enabled: boolean;
 
   constructor(
