@@ -1,0 +1,113 @@
+// node bench/compare-builds.mjs <other checkout> — A/B of two builds of Kadu (this checkout's dist/
+// and another checkout's, both built with `npm run build`): the Kadu app's REST and MCP doors, then
+// the module alone (5 tools, tools/call), side by side in one run, pinned like bench/run.mjs
+// (servers on core 0, load on core 1), rounds interleaved, medians of per-round ratios. It says
+// what a change costs when the machine is too loaded for runs at different times to compare.
+// ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it. Telemetry is off in both, as by default.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const other = process.argv[2];
+if (!other) throw new Error('usage: node bench/compare-builds.mjs <path of another built checkout>');
+const ROUNDS = Number(process.env.ROUNDS ?? 8);
+const DUR = Number(process.env.DUR ?? 3);
+const WARM = Number(process.env.WARM ?? 10);
+spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const ARGS = { text: 'hello', times: 2 };
+const mcpCall = (token) => ({
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'bench_echo',
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'bench_echo', arguments: ARGS, _meta: META } }),
+});
+const restCall = (app) => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` }, body: JSON.stringify(ARGS) });
+
+async function start(root, args, env = {}) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /READY (\{.*\})/.exec(out);
+      if (m) resolve(JSON.parse(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${root} ${args.join(' ')} exited (${code})`)));
+  });
+  spawnSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
+  return { ...ready, child, url: `http://127.0.0.1:${ready.port}` };
+}
+
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const cannon = (t, duration) => autocannon({ url: t.url, method: 'POST', connections: 16, duration, headers: t.request.headers, body: t.request.body });
+
+/** Warm-up, then rounds interleaved across targets: { name: [{ rps, cpu }] }. */
+async function group(targets) {
+  for (const t of targets) await cannon(t, WARM);
+  const rounds = Object.fromEntries(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const t of targets) {
+      const before = cpuMs(t.pid);
+      const r = await cannon(t, DUR);
+      if (r.non2xx || r.errors) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      rounds[t.name].push({ rps: r.requests.average, cpu: ((cpuMs(t.pid) - before) * 1000) / r.requests.total });
+    }
+  }
+  return rounds;
+}
+const ratio = (res, a, b, key = 'rps') => median(res[a].map((r, i) => r[key] / res[b][i][key]));
+const report = (res) => {
+  for (const [name, rs] of Object.entries(res)) {
+    console.log(`${name.padEnd(20)} ${median(rs.map((r) => r.rps)).toFixed(0)} req/s  ${median(rs.map((r) => r.cpu)).toFixed(0)} µs/req`);
+  }
+};
+
+const roots = { base: other, mine: join(here, '..') };
+const apps = [];
+try {
+  if (!process.env.ONLY_MODULE) {
+    const budgets = { KADU_RATE_GENERAL: '1000000000/60', KADU_RATE_WRITES: '1000000000/60', KADU_RATE_FAILED_AUTH: '1000000000/60' };
+    const kadu = {};
+    for (const [name, root] of Object.entries(roots)) {
+      kadu[name] = await start(root, ['dist/bench/fixtures/kadu-echo.main.js'], { DATA_DIR: mkdtempSync(join(tmpdir(), `ab-${name}-`)), ...budgets });
+      apps.push(kadu[name]);
+    }
+    const res = await group(
+      Object.entries(kadu).flatMap(([name, app]) => [
+        { name: `${name}.rest`, url: `${app.url}/api/v1/bench/echo`, request: restCall(app), pid: app.child.pid },
+        { name: `${name}.mcp`, url: `${app.url}/mcp`, request: mcpCall(app.mcp), pid: app.child.pid },
+      ]),
+    );
+    for (const app of apps.splice(0)) app.child.kill('SIGTERM');
+    report(res);
+    console.log(`MCP ÷ REST: base ${ratio(res, 'base.mcp', 'base.rest').toFixed(3)}, this checkout ${ratio(res, 'mine.mcp', 'mine.rest').toFixed(3)}`);
+    console.log(`this ÷ base, Kadu throughput: MCP ${ratio(res, 'mine.mcp', 'base.mcp').toFixed(3)}, REST ${ratio(res, 'mine.rest', 'base.rest').toFixed(3)}`);
+  }
+  const scale = {};
+  for (const [name, root] of Object.entries(roots)) {
+    scale[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '5']);
+    apps.push(scale[name]);
+  }
+  const res = await group(Object.entries(scale).map(([name, app]) => ({ name: `${name}.module_call`, url: `${app.url}/mcp`, request: mcpCall(), pid: app.child.pid })));
+  report(res);
+  console.log(
+    `this ÷ base, module tools/call: throughput ${ratio(res, 'mine.module_call', 'base.module_call').toFixed(3)}, CPU per call ${ratio(res, 'mine.module_call', 'base.module_call', 'cpu').toFixed(3)}`,
+  );
+} finally {
+  for (const app of apps) app.child.kill('SIGTERM');
+}
