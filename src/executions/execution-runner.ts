@@ -176,8 +176,9 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * Back to `queued` as it was when this worker took it (its steps and cost of this run undone, so
-   * the next run does not count them twice), then queued again for another worker — or, with the
-   * in-process queue, for this process's next start (recovery re-queues `queued` executions).
+   * the next run does not count them twice). Queuing it again here is best effort (BullMQ keeps
+   * one job per execution, and this one is still active): the sweep of a live replica, or this
+   * process's next start, queues every `queued` execution that no queue holds.
    */
   private async handBack(execution: ExecutionRow, stepsBefore: number): Promise<void> {
     const [row] = await this.db.transaction(async (tx) => {
