@@ -3,11 +3,11 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { modernRequest } from '@app/mcp/testing/index.js';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
+import { REDIS_URL, redis, requires } from '../support/infrastructure.js';
 import { type AppProcess, ensureBuilt, jsonLines, runApp } from './built-app.js';
 
 /**
@@ -15,7 +15,8 @@ import { type AppProcess, ensureBuilt, jsonLines, runApp } from './built-app.js'
  * (to a collector this test plays), serves Prometheus text on its own port, and writes one JSON
  * access line per request carrying the trace id — never the token.
  */
-const REDIS_URL = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Redis too, so that its commands (auto-instrumented ioredis) are seen as children of the MCP span.
+const withRedis = requires(await redis());
 
 interface OtlpSpan {
   traceId: string;
@@ -77,34 +78,17 @@ function parsePrometheus(text: string): { name: string; labels: Record<string, s
   return samples;
 }
 
-async function redisUp(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return true;
-  } catch (error) {
-    if (process.env.CI) throw error;
-    console.warn(`Redis (${REDIS_URL}) is unreachable (${String(error)}): the exporter test runs without it`);
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-describe('telemetry exported from the built app', () => {
+withRedis.describe('telemetry exported from the built app', () => {
   const collector = new Collector();
   let app: AppProcess;
   let dataDir: string;
   let base: string;
   let metricsUrl: string;
   let mcpToken: string;
-  let withRedis = false;
 
   beforeAll(async () => {
     ensureBuilt();
     await collector.start();
-    withRedis = await redisUp();
     dataDir = mkdtempSync(join(tmpdir(), 'kadu-export-'));
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir });
     mcpToken = await issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin' });
@@ -116,9 +100,10 @@ describe('telemetry exported from the built app', () => {
       OTEL_EXPORTER_PROMETHEUS_PORT: '0',
       OTEL_METRIC_EXPORT_INTERVAL: '500',
       OTEL_BSP_SCHEDULE_DELAY: '100',
-      ...(withRedis
-        ? { REDIS_URL, REDIS_PREFIX: `kadu-export-${process.pid}-${Date.now()}:`, MCP_STATE_KEY: 'e'.repeat(32), DEV_SIGNING_KEY_FILE: join(dataDir, 'dev-signing-key.json') }
-        : {}),
+      REDIS_URL,
+      REDIS_PREFIX: `kadu-export-${process.pid}-${Date.now()}:`,
+      MCP_STATE_KEY: 'e'.repeat(32),
+      DEV_SIGNING_KEY_FILE: join(dataDir, 'dev-signing-key.json'),
     });
     base = (await app.waitFor(/Kadu listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     metricsUrl = (await app.waitFor(/Metrics: +(http:\/\/127\.0\.0\.1:\d+\/metrics)/))[1]!;
@@ -150,7 +135,7 @@ describe('telemetry exported from the built app', () => {
     expect(attr(span!, 'mcp.protocol.version')).toBe('2026-07-28');
     const children = collector.spans.filter((s) => s.parentSpanId === span!.spanId);
     expect(children.some((s) => attr(s, 'db.system.name') === 'pglite')).toBe(true);
-    if (withRedis) expect(children.some((s) => attr(s, 'db.system.name') === 'redis' || attr(s, 'db.system') === 'redis')).toBe(true);
+    expect(children.some((s) => attr(s, 'db.system.name') === 'redis' || attr(s, 'db.system') === 'redis')).toBe(true);
 
     // The access line of that request: its trace id, the MCP method and tool, who — and no token.
     const line = jsonLines(app.stdout()).find((l) => l.event === 'http.request' && l.mcp_target === 'kadu_tasks_list');

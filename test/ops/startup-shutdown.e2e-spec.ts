@@ -2,21 +2,21 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { modernRequest } from '@app/mcp/testing/index.js';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { BlackholeProxy } from './blackhole-proxy.js';
 import { ensureBuilt, jsonLines, runApp } from './built-app.js';
+import { PG_URL, postgres, REDIS_URL, redis, requires } from '../support/infrastructure.js';
 
 /**
  * The built app as an operator starts and stops it: each configuration that cannot work is
  * refused at once — exit 1, one line naming the variable — and SIGTERM always ends the process
  * within its bound, even with Redis unreachable.
  */
-const REDIS_URL = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PG_URL = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const withRedis = requires(await redis());
+const withPostgres = requires(await postgres());
 const KEY = 'k'.repeat(32);
 const dirs: string[] = [];
 const dataDir = (): string => {
@@ -60,7 +60,9 @@ describe('start-up refuses a configuration that cannot work, one line each', () 
     return { lines: app.stderr().trim().split('\n'), seconds: (exit.at - started) / 1000, dir };
   }
 
-  const problemCases: [string, () => Promise<Record<string, string>>, RegExp][] = [
+  // The rule cases whose configuration names a real PostgreSQL or Redis need it to answer: else its
+  // probe adds a second line.
+  const problemCases: [string, () => Promise<Record<string, string>>, RegExp, typeof withRedis?][] = [
     [
       'an unreachable database: host:port and the cause',
       async () => ({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/test`, DEV_SIGNING_KEY_FILE: '/k.json' }),
@@ -79,17 +81,19 @@ describe('start-up refuses a configuration that cannot work, one line each', () 
       'DATABASE_URL in production without a shared MCP_STATE_KEY',
       async () => ({ NODE_ENV: 'production', ALLOW_DEV_TOKENS: 'true', DATABASE_URL: PG_URL, DEV_SIGNING_KEY_FILE: '/k.json' }),
       /^Kadu cannot start: DATABASE_URL set in production without MCP_STATE_KEY: every replica must share one key/,
+      withPostgres,
     ],
     [
       'development tokens in the distributed topology without an explicit signing key',
       async () => ({ REDIS_URL, MCP_STATE_KEY: KEY }),
       /^Kadu cannot start: development tokens with REDIS_URL need DEV_SIGNING_KEY or DEV_SIGNING_KEY_FILE shared by every replica/,
+      withRedis,
     ],
     ['an unwritable DATA_DIR', async () => ({ DATA_DIR: join(notADirectory(), 'data') }), /^Kadu cannot start: DATA_DIR: .* is not writable \(ENOTDIR\)$/],
   ];
 
-  for (const [what, env, line] of problemCases) {
-    it(what, async () => {
+  for (const [what, env, line, gate] of problemCases) {
+    (gate?.it ?? it)(what, async () => {
       const { lines, seconds } = await refused(await env());
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(line);
@@ -120,22 +124,6 @@ function notADirectory(): string {
   return file;
 }
 
-async function redisUp(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.quit();
-    return true;
-  } catch (error) {
-    if (process.env.CI) throw error;
-    console.warn(`Redis (${REDIS_URL}) is unreachable (${String(error)}): the shutdown-with-Redis tests were not run`);
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
 describe('SIGTERM always ends the process', () => {
   it('stops cleanly on the embedded defaults (telemetry off: the access line is still written)', async () => {
     const dir = dataDir();
@@ -160,8 +148,7 @@ describe('SIGTERM always ends the process', () => {
   }, 90_000);
 
   for (const fault of ['blackholed', 'refused'] as const) {
-    it(`with Redis ${fault}, within the bound`, async () => {
-      if (!(await redisUp())) return;
+    withRedis.it(`with Redis ${fault}, within the bound`, async () => {
       const redis = new URL(REDIS_URL);
       const proxy = new BlackholeProxy(redis.hostname, Number(redis.port || 6379));
       await proxy.start();
