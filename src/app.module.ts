@@ -10,6 +10,7 @@ import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
 import { loadStateKey } from './mcp/state-key.js';
 import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
+import { OpenApiModule } from './openapi/openapi.module.js';
 
 @Global()
 @Module({})
@@ -30,6 +31,7 @@ export class AppModule {
         ConfigModule.with(config),
         AuthModule,
         KaduModule,
+        OpenApiModule,
         ...(config.devAuthServer ? [DevAuthorizationServerModule] : []),
         ...(extraImports ?? []),
         McpModule.forRootAsync({

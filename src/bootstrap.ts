@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { applyServerTimeouts, configureHttp, type HttpObservability } from './common/http-setup.js';
 import { KaduValidationPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
+import { ApiDescription } from './openapi/api-description.service.js';
 
 /**
  * Builds the Kadu app exactly as `main.ts` runs it; tests call it with their own configuration.
@@ -26,6 +27,7 @@ export async function createKaduApp(
   configureHttp(app, config, '/mcp', observability);
   app.useGlobalPipes(new KaduValidationPipe());
   await app.init();
+  app.get(ApiDescription).build(app);
   applyServerTimeouts(app);
   return app;
 }

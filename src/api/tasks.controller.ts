@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
 import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -9,6 +10,7 @@ import { PageQueryDto } from '../common/pagination.js';
 import { ExecutionsService } from '../executions/executions.service.js';
 import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, RunTaskDto, UpdateTaskDto } from '../tasks/task.dto.js';
 import { TasksService } from '../tasks/tasks.service.js';
+import { ToolTwin } from '../openapi/tool-twin.decorator.js';
 
 const IK = 'x-idempotency-key';
 
@@ -22,42 +24,49 @@ export class TasksController {
 
   @Get()
   @Requires(PERMISSIONS.tasksRead)
+  @ToolTwin('kadu_tasks_list')
   list(@CurrentPrincipal() p: KaduPrincipal, @Query() query: PageQueryDto) {
     return this.tasks.list(p, query);
   }
 
   @Post()
   @Requires(PERMISSIONS.tasksWrite)
+  @ToolTwin('kadu_tasks_create')
   create(@CurrentPrincipal() p: KaduPrincipal, @Body() dto: CreateTaskDto, @Headers(IK) key?: string) {
     return this.tasks.create(p, dto, key);
   }
 
   @Get(':id')
   @Requires(PERMISSIONS.tasksRead)
+  @ToolTwin('kadu_tasks_get', { id: 'task_id' })
   get(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string) {
     return this.tasks.get(p, id);
   }
 
   @Patch(':id')
   @Requires(PERMISSIONS.tasksWrite)
+  @ToolTwin('kadu_tasks_update', { id: 'task_id' })
   update(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: UpdateTaskDto, @Headers(IK) key?: string) {
     return this.tasks.update(p, id, dto, key);
   }
 
   @Delete(':id')
   @Requires(PERMISSIONS.tasksWrite)
+  @ToolTwin('kadu_tasks_delete', { id: 'task_id' })
   remove(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string) {
     return this.tasks.remove(p, id);
   }
 
   @Put(':id/launch_policy')
   @Requires(PERMISSIONS.tasksWrite)
+  @ToolTwin('kadu_tasks_set_launch_policy', { id: 'task_id' })
   launchPolicy(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: LaunchPolicyDto, @Headers(IK) key?: string) {
     return this.tasks.setLaunchPolicy(p, id, dto, key);
   }
 
   @Put(':id/destinations')
   @Requires(PERMISSIONS.tasksWrite)
+  @ToolTwin('kadu_tasks_set_destinations', { id: 'task_id' })
   destinations(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: DestinationsDto, @Headers(IK) key?: string) {
     return this.tasks.setDestinations(p, id, dto, key);
   }
@@ -65,6 +74,12 @@ export class TasksController {
   @Post(':id/run')
   @HttpCode(202)
   @Requires(PERMISSIONS.tasksRun)
+  @ToolTwin('kadu_tasks_run', { id: 'task_id' })
+  @ApiResponse({ status: 402, description: '`plan_limit_exceeded`: this month\'s budget cannot cover the task\'s cost cap' })
+  @ApiResponse({ status: 403, description: '`launch_not_allowed`: the task\'s launch policy does not include you' })
+  @ApiResponse({ status: 422, description: '`input_invalid`: the input does not match the task\'s input_schema (one error per problem); `input_schema_unusable`: update the task\'s schema; `file_not_ready`: confirm the input files first' })
+  @ApiResponse({ status: 429, description: '`concurrency_limit`: the plan\'s concurrent executions are all running (Retry-After)' })
+  @ApiResponse({ status: 503, description: '`queue_saturated`: too many executions are waiting to run' })
   run(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: RunTaskDto, @Headers(IK) key?: string) {
     return this.executions.run(p, id, dto, key);
   }

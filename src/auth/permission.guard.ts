@@ -10,6 +10,11 @@ const PERMISSION = 'kadu:permission';
 /** Declares what a REST route needs (the same Permission its tool declares). */
 export const Requires = (permission: Permission): MethodDecorator & ClassDecorator => SetMetadata(PERMISSION, permission);
 
+/** The permission a route declares (on its handler, else its controller); the API description reads it too. */
+export function permissionOf(controller: Function, handler: Function): Permission | undefined {
+  return new Reflector().getAllAndOverride<Permission | undefined>(PERMISSION, [handler, controller]);
+}
+
 export function missingScopes(principal: KaduPrincipal, permission: Permission): string[] {
   return permission.scopes.filter((s) => !principal.scopes.includes(s));
 }

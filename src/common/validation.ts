@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, Injectable, type ValidationError, ValidationPipe, type ValidationPipeOptions } from '@nestjs/common';
 import { getMetadataStorage, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+import { JSONSchema } from '@app/mcp';
 import { ApiError, type ApiErrorItem } from './api-error.js';
 import { findUnsafeText } from './unsafe-text.js';
 
@@ -125,4 +126,15 @@ export function MaxJsonBytes(bytes: number, options?: ValidationOptions): Proper
       },
     });
   };
+}
+
+/**
+ * The JSON Schema of a free-form object field (one with `@MaxJsonBytes`): an object, or also
+ * `null` where null means "none". Without it the converter turns the custom validator's `Object`
+ * type into `{"$ref": "#/$defs/Object"}`, a reference that names nothing (tool schemas and the
+ * API description alike).
+ */
+export function FreeFormObject(description?: string, options: { nullable?: boolean } = {}): PropertyDecorator {
+  const type: ('object' | 'null')[] | 'object' = options.nullable ? ['object', 'null'] : 'object';
+  return JSONSchema(() => ({ type, ...(description ? { description } : {}) })) as PropertyDecorator;
 }

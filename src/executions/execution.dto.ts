@@ -1,7 +1,6 @@
 import { IsIn, IsObject, IsString, MaxLength } from 'class-validator';
-import { JSONSchema } from '@app/mcp';
 import { PageQueryDto } from '../common/pagination.js';
-import { MaxJsonBytes, Omittable } from '../common/validation.js';
+import { FreeFormObject, MaxJsonBytes, Omittable } from '../common/validation.js';
 
 export class ListExecutionsQueryDto extends PageQueryDto {
   @Omittable()
@@ -17,6 +16,6 @@ export class ListExecutionsQueryDto extends PageQueryDto {
 export class ContinueExecutionDto {
   @IsObject()
   @MaxJsonBytes(65_536)
-  @JSONSchema({ description: 'Answers to the execution\'s question, e.g. {"decisions":{"3":"L-7"}} for a reconcile task' })
+  @FreeFormObject('Answers to the execution\'s question, e.g. {"decisions":{"3":"L-7"}} for a reconcile task')
   answers: Record<string, unknown>;
 }

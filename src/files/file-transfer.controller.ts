@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
-import { Controller, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
 import { isId } from '../common/ids.js';
@@ -9,6 +10,19 @@ import { FILE_STORE, FileGone, fileGoneError, type FileStore, FileTooLargeError 
 import type { FileRow } from './file.view.js';
 import { LocalFileStore } from './local-file-store.js';
 import { UrlSigner, type SignedPurpose } from './url-signer.js';
+
+/** How the API description shows a presigned URL: its signed query, and no bearer token. */
+const SignedUrl = (summary: string, action: string): MethodDecorator =>
+  applyDecorators(
+    ApiOperation({
+      summary,
+      description: `The ${action} URL that file creation answers, as given (never build it yourself): the signature in its query is the credential, for one file, one action and a short time. Only in the embedded topology; with an object store the URLs point at the bucket and this route answers 404.`,
+    }),
+    ApiQuery({ name: 'org', required: true, description: 'Part of the signed URL', schema: { type: 'string' } }),
+    ApiQuery({ name: 'expires', required: true, description: 'Part of the signed URL: when it expires (Unix seconds)', schema: { type: 'string', pattern: '^[0-9]{1,12}$' } }),
+    ApiQuery({ name: 'sig', required: true, description: 'Part of the signed URL: its signature', schema: { type: 'string' } }),
+    ApiResponse({ status: 403, description: '`invalid_signature`: the URL was altered; `url_expired`: ask for a new one' }),
+  );
 
 /**
  * The embedded topology's presigned URLs themselves (with an object store, clients use the
@@ -34,6 +48,14 @@ export class FileTransferController {
 
   @Put('uploads/:id')
   @HttpCode(204)
+  @SignedUrl('Upload the bytes of a file', 'upload')
+  @ApiConsumes('application/octet-stream')
+  @ApiBody({ description: 'Exactly the bytes declared at creation (size and sha256); any content type', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 204, description: 'Stored; confirm the file next' })
+  @ApiResponse({ status: 400, description: '`upload_failed`: the upload was interrupted; retry with the same URL' })
+  @ApiResponse({ status: 404, description: '`not_found`: no such file (or an object store holds the files)' })
+  @ApiResponse({ status: 409, description: '`upload_url_used`: an upload URL works once; create a new file' })
+  @ApiResponse({ status: 413, description: '`payload_too_large`: over the largest file accepted' })
   async upload(@Param('id') id: string, @Query() query: Record<string, unknown>, @Req() req: Request): Promise<void> {
     const storage = this.local;
     const orgId = this.verify('upload', id, query);
@@ -60,6 +82,11 @@ export class FileTransferController {
   }
 
   @Get('downloads/:id')
+  @SignedUrl('Download the bytes of a file', 'download')
+  @ApiProduces('application/octet-stream')
+  @ApiOkResponse({ description: 'The file\'s bytes, with its content type and an attachment Content-Disposition', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 404, description: '`not_found`: no such ready file (or an object store holds the files)' })
+  @ApiResponse({ status: 410, description: '`file_gone`: the file\'s bytes are no longer available; upload it again' })
   async download(@Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
     const storage = this.local;
     const orgId = this.verify('download', id, query);

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { JSONSchema } from '@app/mcp';
 import { ROLES } from '../auth/scopes.js';
-import { MaxJsonBytes, Omittable } from '../common/validation.js';
+import { FreeFormObject, MaxJsonBytes, Omittable } from '../common/validation.js';
 
 /** Limits on tenant JSON (README §Security): a schema and a run's input. */
 export const MAX_INPUT_SCHEMA_BYTES = 16_384;
@@ -53,7 +53,7 @@ export class CreateTaskDto {
   @IsOptional()
   @IsObject()
   @MaxJsonBytes(MAX_INPUT_SCHEMA_BYTES)
-  @JSONSchema({ description: `JSON Schema of the input the task expects (≤ ${MAX_INPUT_SCHEMA_BYTES} bytes; patterns use RE2 syntax; $ref only inside the schema)` })
+  @FreeFormObject(`JSON Schema of the input the task expects (≤ ${MAX_INPUT_SCHEMA_BYTES} bytes; patterns use RE2 syntax; $ref only inside the schema); null: none`, { nullable: true })
   input_schema?: Record<string, unknown> | null;
 
   @IsInt()
@@ -84,6 +84,7 @@ export class UpdateTaskDto {
   @IsOptional()
   @IsObject()
   @MaxJsonBytes(MAX_INPUT_SCHEMA_BYTES)
+  @FreeFormObject('JSON Schema of the input the task expects; null removes it', { nullable: true })
   input_schema?: Record<string, unknown> | null;
 
   @Omittable()
@@ -130,7 +131,7 @@ export class RunTaskDto {
   @Omittable()
   @IsObject()
   @MaxJsonBytes(MAX_RUN_INPUT_BYTES)
-  @JSONSchema({ description: `Input of the execution (an object, ≤ ${MAX_RUN_INPUT_BYTES} bytes as JSON)` })
+  @FreeFormObject(`Input of the execution (an object, ≤ ${MAX_RUN_INPUT_BYTES} bytes as JSON)`)
   input?: Record<string, unknown>;
 
   @Omittable()

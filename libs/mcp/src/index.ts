@@ -31,6 +31,7 @@ export {
   type McpArgOptions,
 } from './discovery/mcp-param.decorators.js';
 export { McpToolRegistry, type RegisteredTool } from './discovery/tool-registry.js';
+export { DtoSchemaBuilder } from './discovery/dto-schema.js';
 export { McpToolResult, type McpContent } from './dispatch/tool-result.js';
 export {
   McpResource,

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ApiDescription } from './api-description.service.js';
+import { ApiDocsController } from './api-docs.controller.js';
+
+/** The OpenAPI description of /api/v1 (`/api/v1/openapi.json`) and its reference page (`/api/v1/docs`). */
+@Module({
+  imports: [DiscoveryModule],
+  controllers: [ApiDocsController],
+  providers: [ApiDescription],
+  exports: [ApiDescription],
+})
+export class OpenApiModule {}
