@@ -119,7 +119,7 @@ export function commonErrors(kind: RouteKind): Map<number, string[]> {
   }
   if (kind.pathId) add(404, '`not_found`: no such id in your organisation (another organisation\'s ids, malformed and deleted ones alike)');
   if (kind.idempotent) add(409, '`idempotency_key_in_use`: the first request with this X-Idempotency-Key is still running');
-  if (kind.input || kind.body) add(422, '`validation_failed`: a field is missing, unknown, of the wrong type or out of range (`param` names it)');
+  if (kind.body || kind.input) add(422, '`validation_failed`: a field or parameter is missing, unknown, of the wrong type, out of range or holds a NUL or lone surrogate (`param` names it)');
   if (kind.idempotent) add(422, '`idempotency_key_mismatch`: the X-Idempotency-Key was used with other parameters');
   if (kind.bearer) {
     add(429, '`rate_limited`: over the per-member budget (or too many failed logins from this address)');

@@ -151,7 +151,8 @@ function describeOperation(operation: Operation, path: string, route: RouteFacts
     bearer: route.bearer,
     pathId: route.bearer && /\{id\}/.test(path),
     body: route.body !== undefined,
-    input: route.query !== undefined,
+    // Path parameters pass the same pipe: a NUL or a lone surrogate in one is a 422 too.
+    input: route.query !== undefined || /\{[^}]+\}/.test(path),
     lists: route.lists,
     idempotent,
   };

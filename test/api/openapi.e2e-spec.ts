@@ -133,6 +133,9 @@ describe('the description matches what the API does', () => {
     const missing = await client.rest('get', `/api/v1/tasks/${ids}`);
     expect(missing.status).toBe(404);
     fits(missing, 'get', '/tasks/{id}');
+    const nul = await client.rest('get', '/api/v1/tasks/a%00b');
+    expect(nul.status).toBe(422);
+    fits(nul, 'get', '/tasks/{id}');
     const queued = await client.rest('post', `/api/v1/tasks/${created.body.data.id}/run`, { input: { n: 1 } });
     expect(queued.status).toBe(202);
     fits(queued, 'post', '/tasks/{id}/run');
