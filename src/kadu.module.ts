@@ -15,6 +15,7 @@ import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './db/database.module.js';
 import { BullExecutionQueue } from './executions/bull-execution-queue.js';
 import { EXECUTION_QUEUE, InMemoryExecutionQueue } from './executions/execution-queue.js';
+import { ExecutionNotifier } from './executions/execution-notifier.js';
 import { ExecutionRunner } from './executions/execution-runner.js';
 import { ExecutionSweeper } from './executions/execution-sweeper.js';
 import { ExecutionsService } from './executions/executions.service.js';
@@ -92,6 +93,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     TaskInputValidator,
     ExecutionsService,
     ExecutionRunner,
+    ExecutionNotifier,
     ExecutionSweeper,
     FilesService,
     WebhooksService,

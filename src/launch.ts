@@ -4,6 +4,7 @@ import { bannerLines } from './banner.js';
 import { createKaduApp } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startupProblems } from './config/startup-check.js';
+import { ListenStreams } from '@app/mcp';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { createRootLogger } from './logging/root-logger.js';
@@ -40,7 +41,14 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
   } catch (error) {
     refuse([`cannot start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
   }
-  installGracefulShutdown({ app, logger, timeoutMs: config.shutdownTimeoutMs, after: () => telemetry.shutdown() });
+  installGracefulShutdown({
+    app,
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    // Open listen streams would hold the drain until the bound: each gets its end result first.
+    before: () => app.get(ListenStreams).endAll(),
+    after: () => telemetry.shutdown(),
+  });
   const address = app.getHttpServer().address() as AddressInfo;
   const traces = telemetry.config.traces === 'otlp' ? `OTLP to ${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT}` : telemetry.config.traces;
   const banner = bannerLines({ config, env, listening: { host: config.host, port: address.port }, metricsUrl: telemetry.metricsUrl, traces });

@@ -75,7 +75,7 @@ export class TokenVerifier implements OnModuleInit {
 }
 
 function toPrincipal(payload: JWTPayload): Verification {
-  const { sub, org, role, scope, client_id: clientId, client_name: clientName } = payload as JWTPayload & Record<string, unknown>;
+  const { sub, org, role, scope, exp, client_id: clientId, client_name: clientName } = payload as JWTPayload & Record<string, unknown>;
   if (typeof sub !== 'string' || sub === '') return { ok: false, reason: 'the token has no subject' };
   if (typeof org !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(org)) return { ok: false, reason: 'the token names no valid organisation' };
   if (!isRole(role)) return { ok: false, reason: 'the token names no valid role' };
@@ -89,6 +89,8 @@ function toPrincipal(payload: JWTPayload): Verification {
     roles: impliedRoles(role),
     scopes: granted.filter((s) => allowed.has(s)),
     ...(typeof clientId === 'string' ? { clientId } : {}),
+    // A subscriptions/listen stream ends when the token does (the client listens again with a fresh one).
+    ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}),
     // The client's own name, as the development authorization server (or a real one) put it in the token.
     ...(typeof clientName === 'string' && clientName !== '' ? { clientName: clientName.slice(0, 200) } : {}),
   };

@@ -56,6 +56,12 @@ export interface AppConfig {
    * (KADU_DEPENDENCY_TIMEOUT_MS): past it the call fails and the request answers 503.
    */
   readonly dependencyTimeoutMs: number;
+  /** subscriptions/listen: streams one member may hold open on one replica (KADU_LISTEN_MAX_STREAMS). */
+  readonly listenMaxStreams: number;
+  /** subscriptions/listen: resource URIs one stream may follow (KADU_LISTEN_MAX_SUBSCRIPTIONS). */
+  readonly listenMaxSubscriptions: number;
+  /** subscriptions/listen: interval of the keep-alive comment on idle streams (KADU_LISTEN_HEARTBEAT_MS). */
+  readonly listenHeartbeatMs: number;
   /** How often every replica looks for executions orphaned by a dead worker or an outage (KADU_SWEEP_INTERVAL_MS). */
   readonly sweepIntervalMs: number;
   /** The development signing key given explicitly (DEV_SIGNING_KEY: a private JWK), shared by replicas. */
@@ -161,6 +167,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     queueLockMs: check(() => positive(env.KADU_QUEUE_LOCK_MS, 10_000, 'KADU_QUEUE_LOCK_MS'), 10_000),
     dependencyTimeoutMs: check(() => positive(env.KADU_DEPENDENCY_TIMEOUT_MS, 3_000, 'KADU_DEPENDENCY_TIMEOUT_MS'), 3_000),
     sweepIntervalMs: check(() => positive(env.KADU_SWEEP_INTERVAL_MS, 5_000, 'KADU_SWEEP_INTERVAL_MS'), 5_000),
+    listenMaxStreams: check(() => count(env.KADU_LISTEN_MAX_STREAMS, 10, 'KADU_LISTEN_MAX_STREAMS'), 10),
+    listenMaxSubscriptions: check(() => count(env.KADU_LISTEN_MAX_SUBSCRIPTIONS, 100, 'KADU_LISTEN_MAX_SUBSCRIPTIONS'), 100),
+    listenHeartbeatMs: check(() => positive(env.KADU_LISTEN_HEARTBEAT_MS, 15_000, 'KADU_LISTEN_HEARTBEAT_MS'), 15_000),
     devSigningKey: env.DEV_SIGNING_KEY || undefined,
     devSigningKeyFile: env.DEV_SIGNING_KEY_FILE ? resolve(env.DEV_SIGNING_KEY_FILE) : undefined,
     s3: check(() => s3Config(env), undefined),
@@ -210,6 +219,12 @@ function devAuthServerOn(env: NodeJS.ProcessEnv, nodeEnv: AppConfig['env'], devT
 function positive(value: string | undefined, fallback: number, name: string): number {
   const n = number(value, fallback, name);
   if (n < 1) throw new Error(`${name} must be at least 1 (milliseconds), got '${value}'`);
+  return n;
+}
+
+function count(value: string | undefined, fallback: number, name: string): number {
+  const n = number(value, fallback, name);
+  if (n < 1 || !Number.isInteger(n)) throw new Error(`${name} must be a whole number of at least 1, got '${value}'`);
   return n;
 }
 

@@ -9,6 +9,7 @@ import type { FileRow } from '../files/file.view.js';
 import { recordExecutionOutcome } from '../telemetry/kadu-metrics.js';
 import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
+import { ExecutionNotifier } from './execution-notifier.js';
 import { ExecutionSweeper } from './execution-sweeper.js';
 import { type ExecutionRow } from './execution.view.js';
 import { type Agent, type AgentContext, AgentError } from './kinds/agent.js';
@@ -52,6 +53,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(FILE_STORE) private readonly store: FileStore,
     private readonly events: WebhookEvents,
     private readonly sweeper: ExecutionSweeper,
+    private readonly notifier: ExecutionNotifier,
   ) {}
 
   /** Set by a graceful shutdown: no new step starts; running executions are handed back. */
@@ -83,6 +85,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       if (redelivered && (await this.sweeper.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
       return;
     }
+    await this.notifier.changed(execution);
     const [task] = await this.db.query<{ kind: string }>('select kind from tasks where id = $1', [execution.task_id]);
     const agent = task ? this.agents[task.kind] : undefined;
     try {
@@ -139,6 +142,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         ]);
         await tx.query('update executions set cost_spent = $2, updated_at = now() where id = $1', [execution.id, spent]);
       });
+      await this.notifier.changed(execution, { steps: lastSeq, stepsChanged: true });
     };
     return {
       input: execution.input ?? {},
@@ -190,6 +194,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       return rows;
     });
     if (!row) return;
+    await this.notifier.changed(row, { steps: stepsBefore, stepsChanged: true });
     this.logger.log(`execution ${execution.id}: handed back to the queue (shutting down)`);
     await this.queue.enqueue(execution.id).catch(() => undefined);
   }
@@ -207,6 +212,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       [id, status, ...entries.map(([, v]) => v)],
     );
     if (row) recordExecutionOutcome(status, (row.error as { code?: string } | null)?.code);
+    if (row) await this.notifier.changed(row);
     if (row && status !== 'canceled') await this.events.emit(row, `execution.${status}`);
   }
 }

@@ -14,6 +14,7 @@ import { type OrgContext, OrgContextService } from '../orgs/org-context.service.
 import { RunTaskDto } from '../tasks/task.dto.js';
 import { TasksService } from '../tasks/tasks.service.js';
 import type { TaskRow } from '../tasks/task.view.js';
+import { ExecutionNotifier } from './execution-notifier.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import { ContinueExecutionDto, ListExecutionsQueryDto } from './execution.dto.js';
 import { type ExecutionRow, executionView, type ExecutionView, stepView } from './execution.view.js';
@@ -37,6 +38,7 @@ export class ExecutionsService {
     private readonly tasks: TasksService,
     private readonly idempotency: IdempotencyService,
     private readonly paginator: Paginator,
+    private readonly notifier: ExecutionNotifier,
   ) {}
 
   @McpTool({
@@ -191,6 +193,7 @@ export class ExecutionsService {
         );
         return updated!;
       });
+      await this.notifier.changed(row);
       await this.enqueue(row.id);
       return { data: executionView(row) };
     });
@@ -223,6 +226,8 @@ export class ExecutionsService {
           where id = $1 returning *`,
         [execution.id],
       );
+      // A running one ends at its next step, and the worker announces that.
+      if (row!.status === 'canceled') await this.notifier.changed(row!);
       return { data: executionView(row!) };
     });
   }

@@ -7,6 +7,8 @@ export interface ShutdownParts {
   readonly logger: Logger;
   /** Whole stop, after which the process exits anyway (KADU_SHUTDOWN_TIMEOUT_MS). */
   readonly timeoutMs: number;
+  /** First, before the server drains: what keeps connections open on purpose (listen streams) ends. */
+  readonly before?: () => void | Promise<void>;
   /** Last: flush telemetry, close the metrics listener. */
   readonly after?: () => Promise<void>;
   readonly exit?: (code: number) => void;
@@ -30,7 +32,9 @@ export function installGracefulShutdown(parts: ShutdownParts): void {
       parts.logger.error({ event: 'shutdown.timeout', timeout_ms: parts.timeoutMs }, `stop did not finish within ${parts.timeoutMs} ms: exiting anyway`);
       exit(1);
     }, parts.timeoutMs).unref();
-    void drain(parts.app.getHttpServer() as Server)
+    void Promise.resolve()
+      .then(() => parts.before?.())
+      .then(() => drain(parts.app.getHttpServer() as Server))
       .then(() => parts.app.close())
       .then(() => parts.after?.())
       .then(

@@ -1,4 +1,4 @@
-import { InMemoryStateStore, type McpModuleOptions, RedisStateStore } from '@app/mcp';
+import { InMemoryEventBus, InMemoryStateStore, type McpModuleOptions, type McpSubscriptionOptions, RedisEventBus, RedisStateStore } from '@app/mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';
@@ -28,6 +28,7 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     rateLimits: config.rateLimits,
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
     stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs }) : new InMemoryStateStore(),
+    subscriptions: kaduSubscriptions(config),
     pages: {
       brand: { name: 'Kobana', product: 'Kadu', mark: 'K', ...(config.devTokens ? { environment: 'Development' } : {}) },
       describeCaller: (p) => ({ person: p.subject, organisation: (p as KaduPrincipal).org, role: (p as KaduPrincipal).role }),
@@ -37,5 +38,23 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
       scopesSupported: ALL_SCOPES,
       resourceName: 'Kadu MCP',
     },
+  };
+}
+
+/**
+ * subscriptions/listen: per-URI updates of executions and their steps. Offered when every replica
+ * hears every event — Redis shared by the replicas, or the embedded single process — and never
+ * with PostgreSQL but no Redis, where replicas could not hear each other's workers.
+ */
+export function kaduSubscriptions(config: AppConfig): McpSubscriptionOptions | undefined {
+  if (!config.redisUrl && config.databaseUrl) return undefined;
+  return {
+    eventBus: config.redisUrl ? new RedisEventBus(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs }) : new InMemoryEventBus(),
+    resourceSubscriptions: true,
+    // An execution's events are heard by its organisation's streams only (the token's slug).
+    audience: (p) => (p as KaduPrincipal | undefined)?.org,
+    maxStreamsPerPrincipal: config.listenMaxStreams,
+    maxSubscriptionsPerStream: config.listenMaxSubscriptions,
+    heartbeatMs: config.listenHeartbeatMs,
   };
 }

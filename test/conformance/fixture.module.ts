@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { McpModule } from '@app/mcp';
 import { FixtureCatalogService } from './fixture-catalog.service.js';
+import { FixtureListenService } from './fixture-listen.service.js';
 import { FixtureToolsService } from './fixture-tools.service.js';
 
 /**
@@ -16,8 +17,10 @@ import { FixtureToolsService } from './fixture-tools.service.js';
       legacySubscriptions: true,
       // The suite sends hundreds of requests a minute from one address; budgets are tested elsewhere.
       rateLimits: { general: false, writes: false, failedAuth: false },
+      // subscriptions/listen: every kind the suite checks, on the embedded (single-process) bus.
+      subscriptions: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: true },
     }),
   ],
-  providers: [FixtureToolsService, FixtureCatalogService],
+  providers: [FixtureToolsService, FixtureCatalogService, FixtureListenService],
 })
 export class ConformanceFixtureModule {}

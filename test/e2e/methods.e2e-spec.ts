@@ -17,13 +17,14 @@ const send = (r: McpTestRequest) => request(kadu.server).post('/mcp').set(r.head
 const SERVER_INFO = { name: 'kadu', title: 'Kadu', version: '1.0.0' };
 
 describe('server/discover (2026)', () => {
-  it('answers versions newest first, capabilities without listChanged, instructions and the 2026 envelope', async () => {
+  it('answers versions newest first, capabilities (per-URI subscriptions, no listChanged), instructions and the 2026 envelope', async () => {
     const res = await send(modernRequest('server/discover', {}, { id: 1 }));
     const result = expectRpcResult(res, 1);
     expect(result).toEqual({
       resultType: 'complete',
       supportedVersions: ['2026-07-28', '2025-06-18', '2025-03-26'],
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+      // Kadu's lists never change; executions can be followed on subscriptions/listen.
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {} },
       instructions: expect.stringContaining('organisation'),
       ttlMs: 0,
       cacheScope: 'private',

@@ -164,7 +164,8 @@ describe('rung 12: HeaderMatchGuard (2026 only)', () => {
 });
 
 describe('rung 14: unknown methods', () => {
-  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'subscriptions/listen', 'no/such'])(
+  // subscriptions/listen is served in 2026 (test/kadu/listen.e2e-spec.ts); in 2025 it is unknown.
+  it.each(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'no/such'])(
     '2026: %s answers 404 -32601',
     async (method) => {
       const res = await send(modernRequest(method, {}, { id: 'u' }));
@@ -173,7 +174,7 @@ describe('rung 14: unknown methods', () => {
     },
   );
 
-  it.each(['server/discover', 'logging/setLevel', 'resources/subscribe', 'no/such'])('2025: %s answers -32601 in a 200', async (method) => {
+  it.each(['server/discover', 'logging/setLevel', 'resources/subscribe', 'subscriptions/listen', 'no/such'])('2025: %s answers -32601 in a 200', async (method) => {
     const res = await send(legacyRequest(method, {}, { id: 9 }));
     expectRpcError(res, 200, -32601, 9);
   });

@@ -57,6 +57,12 @@ export { InputRequests, type InputRound as McpInputRound, type InputRequest, typ
 export { type McpStateStore, MCP_STATE_STORE, StateStoreUnavailable } from './state/mcp-state-store.js';
 export { InMemoryStateStore } from './state/in-memory-state-store.js';
 export { RedisStateStore, type RedisStateStoreOptions } from './state/redis-state-store.js';
+export { type McpEventBus, MCP_EVENT_BUS, EventBusUnavailable } from './events/mcp-event-bus.js';
+export { InMemoryEventBus } from './events/in-memory-event-bus.js';
+export { RedisEventBus, type RedisEventBusOptions } from './events/redis-event-bus.js';
+export { McpEvents } from './subscriptions/mcp-events.js';
+export { ListenStreams } from './subscriptions/listen-streams.js';
+export type { McpSubscriptionOptions } from './subscriptions/subscription-options.js';
 export { RateLimits, rateLimitHeaders, RateLimitStoreUnavailable, DEFAULT_BUDGETS, type RateVerdict, type BudgetName } from './dispatch/rate-limits.js';
 export { RateLimitGuard } from './guards/rate-limit.guard.js';
 export { tooMany as tooManyRequests, unavailable as serviceUnavailable } from './guards/rate-limit.guard.js';

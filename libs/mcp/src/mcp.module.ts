@@ -11,6 +11,11 @@ import { ApprovalsService } from './confirmation/approvals.service.js';
 import { DestructiveGate } from './confirmation/destructive-gate.js';
 import { MrtrService } from './confirmation/mrtr.service.js';
 import { InMemoryStateStore } from './state/in-memory-state-store.js';
+import { InMemoryEventBus } from './events/in-memory-event-bus.js';
+import { MCP_EVENT_BUS, type McpEventBus } from './events/mcp-event-bus.js';
+import { ListenMethods } from './subscriptions/listen.handler.js';
+import { ListenStreams } from './subscriptions/listen-streams.js';
+import { McpEvents } from './subscriptions/mcp-events.js';
 import { MCP_STATE_STORE, type McpStateStore } from './state/mcp-state-store.js';
 import { LifecycleMethods } from './dispatch/lifecycle.methods.js';
 import { McpDispatcher } from './dispatch/mcp-dispatcher.js';
@@ -59,6 +64,14 @@ const PROVIDERS = [
     inject: [MCP_MODULE_OPTIONS],
     useFactory: (options: McpModuleOptions) => options.stateStore ?? new InMemoryStateStore(),
   },
+  {
+    provide: MCP_EVENT_BUS,
+    inject: [MCP_MODULE_OPTIONS],
+    useFactory: (options: McpModuleOptions) => options.subscriptions?.eventBus ?? new InMemoryEventBus(),
+  },
+  ListenStreams,
+  ListenMethods,
+  McpEvents,
   McpDispatcher,
   McpTransportGuard,
   RateLimitGuard,
@@ -78,10 +91,12 @@ export class McpModule implements NestModule, OnApplicationShutdown {
   constructor(
     private readonly config: McpConfig,
     @Inject(MCP_STATE_STORE) private readonly store: McpStateStore,
+    @Inject(MCP_EVENT_BUS) private readonly bus: McpEventBus,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.store.close();
+    await this.bus.close();
   }
 
   static forRoot(options: McpModuleOptions & McpModuleDeclaration): DynamicModule {
@@ -106,7 +121,7 @@ export class McpModule implements NestModule, OnApplicationShutdown {
         { provide: MCP_DECLARED_GUARDS, useValue: declaration.guards?.length ?? 0 },
         ...PROVIDERS,
       ],
-      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, RateLimits, MCP_STATE_STORE],
+      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, RateLimits, MCP_STATE_STORE, MCP_EVENT_BUS, McpEvents, ListenStreams],
       // Global, so the app's own guards (REST rate limits, failed logins) share the same budgets.
       global: true,
     };

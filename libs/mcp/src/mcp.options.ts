@@ -94,6 +94,11 @@ export interface McpModuleOptions {
    * failedAuth 20 per 5 min.
    */
   rateLimits?: Partial<Record<'general' | 'writes' | 'failedAuth', { points: number; durationSec: number } | false>>;
+  /**
+   * `subscriptions/listen` (2026 era): what the server delivers and over which event bus. Absent
+   * (or offering nothing): the method is unknown and discover advertises no `listChanged`/`subscribe`.
+   */
+  subscriptions?: import('./subscriptions/subscription-options.js').McpSubscriptionOptions;
   /** Approval links for destructive tools. */
   approvals?: {
     /** Lifetime of a link (default 10 minutes). */

@@ -10,6 +10,8 @@ export interface McpPrincipal {
   readonly clientId?: string;
   /** The client's name as the token names it (e.g. from its registration), for pages and audit lines. */
   readonly clientName?: string;
+  /** When the token expires (ms since the epoch): a `subscriptions/listen` stream ends then. */
+  readonly expiresAt?: number;
   readonly [claim: string]: unknown;
 }
 

@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { McpConfig } from '../mcp-config.js';
-import { isLegacyRevision, type JsonObject } from '../protocol/index.js';
+import { isLegacyRevision, type JsonObject, offeredCapabilities } from '../protocol/index.js';
+import { subscriptionOffer } from '../subscriptions/subscription-options.js';
 import type { McpCall, McpMethodHandler } from './mcp-call.js';
 
 /**
- * Discovery and handshake. Nothing is pushed by this server (no stream), so no capability
- * advertises `listChanged` or `subscribe` (wire.md §3; a 2026 server advertising them must serve
- * `subscriptions/listen`).
+ * Discovery and handshake. In 2026 `listChanged`/`subscribe` mean "deliverable on
+ * `subscriptions/listen`", so discover advertises exactly what the subscription options offer
+ * (nothing without them). The 2025 era has no stream here (GET answers 405): `initialize` keeps
+ * advertising them false.
  */
 @Injectable()
 export class LifecycleMethods {
@@ -16,7 +18,7 @@ export class LifecycleMethods {
   constructor(private readonly config: McpConfig) {
     this.discover = {
       supportedVersions: [...config.protocolVersions],
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
+      capabilities: { ...offeredCapabilities(subscriptionOffer(config.options.subscriptions)), completions: {} },
       ...(config.instructions ? { instructions: config.instructions } : {}),
     };
     this.legacyCapabilities = {

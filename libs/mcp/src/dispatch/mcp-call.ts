@@ -32,8 +32,11 @@ export interface McpCallContext {
   readonly arguments?: Record<string, string>;
 }
 
+/** What a handler returns when it answered with a stream itself (`subscriptions/listen`). */
+export const STREAM_OPENED = Symbol('STREAM_OPENED');
+
 export interface McpMethodHandler {
   readonly method: string;
   readonly eras: readonly ('modern' | 'legacy')[];
-  handle(call: McpCall): Promise<JsonObject> | JsonObject;
+  handle(call: McpCall): Promise<JsonObject | typeof STREAM_OPENED> | JsonObject;
 }

@@ -13,13 +13,15 @@ import {
 } from '../protocol/index.js';
 import { CompletionMethods } from './completion.methods.js';
 import { LifecycleMethods } from './lifecycle.methods.js';
-import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { type McpCall, type McpMethodHandler, STREAM_OPENED } from './mcp-call.js';
+import { ListenMethods } from '../subscriptions/listen.handler.js';
 import { PromptMethods } from './prompt.methods.js';
 import { ResourceMethods } from './resource.methods.js';
 import { ToolMethods } from './tool.methods.js';
 
 /** `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`). */
-export type DispatchOutcome = { status: 200; body: string; toolError?: boolean } | { rejection: Rejection };
+/** `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen). */
+export type DispatchOutcome = { status: 200; body: string; toolError?: boolean } | { rejection: Rejection } | { streamed: true };
 
 /** Routes one request that passed the ladder to its method handler and adapts the result to the era. */
 @Injectable()
@@ -33,8 +35,9 @@ export class McpDispatcher {
     resources: ResourceMethods,
     prompts: PromptMethods,
     completions: CompletionMethods,
+    listen: ListenMethods,
   ) {
-    const groups = [lifecycle, tools, resources, prompts, completions];
+    const groups = [lifecycle, tools, resources, prompts, completions, listen];
     for (const handler of groups.flatMap((group) => group.handlers())) {
       this.handlers.set(handler.method, handler);
     }
@@ -68,6 +71,7 @@ export class McpDispatcher {
     };
     try {
       const result = await handler.handle(call);
+      if (result === STREAM_OPENED) return { streamed: true };
       const adapted =
         era.era === 'modern'
           ? adaptResultForModernClient(message.method, result, this.config.serverInfo)

@@ -41,7 +41,10 @@ export class McpEndpointController {
     }
     // Inside the request's span: what the tool's service does (database, queue) is its child.
     const outcome = await this.telemetry.run(exchange, () => this.dispatcher.dispatch({ message, era }, req, res));
-    if ('rejection' in outcome) {
+    if ('streamed' in outcome) {
+      // The listen stream stays open; the request's span and access line end once it is answered.
+      this.telemetry.finish(req, res, exchange);
+    } else if ('rejection' in outcome) {
       sendRejection(res, outcome.rejection);
       this.telemetry.finish(req, res, exchange, { rejection: outcome.rejection });
     } else {

@@ -10,3 +10,4 @@ export * from './cursor.js';
 export * from './serialize.js';
 export * from './param-headers.js';
 export * from './json-depth.js';
+export * from './subscriptions.js';

@@ -1,0 +1,104 @@
+import { Redis } from 'ioredis';
+import type { SubscriptionEvent } from '../protocol/index.js';
+import { EventBusUnavailable, type McpEventBus } from './mcp-event-bus.js';
+
+export interface RedisEventBusOptions {
+  /** Bound in ms on a publish, connecting included (default 3000): past it EventBusUnavailable. */
+  timeoutMs?: number;
+}
+
+/**
+ * The distributed bus: one Redis pub/sub channel (`<prefix>events`) per deployment. Each process
+ * holds one subscriber connection whatever its number of listen streams and fans events out in
+ * memory; Redis keeps the order of one publisher's messages.
+ */
+export class RedisEventBus implements McpEventBus {
+  readonly shared = true;
+  private readonly channel: string;
+  private readonly timeoutMs: number;
+  private readonly publisher: Redis;
+  private subscriber?: Promise<Redis>;
+  private readonly listeners = new Set<(event: SubscriptionEvent) => void>();
+
+  constructor(private readonly url: string, prefix = 'mcp:', options: RedisEventBusOptions = {}) {
+    this.channel = `${prefix}events`;
+    this.timeoutMs = options.timeoutMs ?? 3000;
+    // As the state store: no queueing while Redis is away, so a publish answers within the bound.
+    this.publisher = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: this.timeoutMs,
+      commandTimeout: this.timeoutMs,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    });
+    this.publisher.on('error', () => undefined);
+  }
+
+  async publish(event: SubscriptionEvent): Promise<void> {
+    try {
+      if (this.publisher.status !== 'ready') await this.connected(this.publisher);
+      await this.publisher.publish(this.channel, JSON.stringify(event));
+    } catch (error) {
+      throw new EventBusUnavailable(error);
+    }
+  }
+
+  async subscribe(listener: (event: SubscriptionEvent) => void): Promise<() => void> {
+    this.subscriber ??= this.openSubscriber();
+    await this.subscriber;
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    const subscriber = await this.subscriber?.catch(() => undefined);
+    subscriber?.disconnect();
+    this.publisher.disconnect();
+  }
+
+  private async openSubscriber(): Promise<Redis> {
+    // Reconnects forever and re-subscribes by itself (ioredis autoResubscribe): a Redis restart
+    // loses the events published meanwhile, never the streams.
+    const subscriber = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 100, 1000) });
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, message: string) => {
+      let event: SubscriptionEvent;
+      try {
+        event = JSON.parse(message) as SubscriptionEvent;
+      } catch {
+        return;
+      }
+      for (const listener of [...this.listeners]) listener(event);
+    });
+    try {
+      await subscriber.connect();
+      await subscriber.subscribe(this.channel);
+    } catch (error) {
+      subscriber.disconnect();
+      this.subscriber = undefined;
+      throw new EventBusUnavailable(error);
+    }
+    return subscriber;
+  }
+
+  /** Waits for a connection being made, within the bound. */
+  private connected(redis: Redis): Promise<void> {
+    if (redis.status === 'end' || redis.status === 'close') redis.connect().catch(() => undefined);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error('Redis is not reachable')), this.timeoutMs);
+      const onReady = (): void => done();
+      const onEnd = (): void => done(new Error('Redis is not reachable'));
+      function done(error?: Error): void {
+        clearTimeout(timer);
+        redis.off('ready', onReady);
+        redis.off('end', onEnd);
+        if (error) reject(error);
+        else resolve();
+      }
+      redis.on('ready', onReady);
+      redis.on('end', onEnd);
+      if (redis.status === 'ready') done();
+    });
+  }
+}

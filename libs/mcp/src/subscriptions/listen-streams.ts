@@ -1,0 +1,179 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { Response } from 'express';
+import { MCP_EVENT_BUS, type McpEventBus } from '../events/mcp-event-bus.js';
+import { McpConfig } from '../mcp-config.js';
+import {
+  acknowledgement,
+  eventNotification,
+  filterWants,
+  isLegacyRevision,
+  type JsonRpcId,
+  listenEnd,
+  offersNothing,
+  SSE_HEARTBEAT,
+  sseMessage,
+  type SubscriptionEvent,
+  type SubscriptionFilter,
+} from '../protocol/index.js';
+import { subscriptionOffer } from './subscription-options.js';
+
+/** One open `subscriptions/listen` stream on this process. */
+export interface ListenStream {
+  readonly id: JsonRpcId;
+  readonly principalKey: string;
+  readonly audience?: string;
+  readonly filter: SubscriptionFilter;
+  /** When the caller's token expires (ms since the epoch): the stream ends then. */
+  readonly expiresAt?: number;
+  readonly res: Response;
+}
+
+type EndReason = 'closed' | 'expired' | 'shutdown' | 'overflow';
+
+interface Open extends ListenStream {
+  timer?: NodeJS.Timeout;
+  ended: boolean;
+}
+
+/**
+ * The listen streams this process holds. One bus subscription per process; events are fanned out
+ * here, by URI or task id through an index, to the streams whose honoured filter and audience
+ * admit them — the per-listener authorization at delivery.
+ */
+@Injectable()
+export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('McpListen');
+  private readonly streams = new Set<Open>();
+  private readonly byUri = new Map<string, Set<Open>>();
+  private readonly byTask = new Map<string, Set<Open>>();
+  private readonly perPrincipal = new Map<string, number>();
+  private heartbeat?: NodeJS.Timeout;
+  private stopBus?: () => void;
+  readonly enabled: boolean;
+  readonly maxStreamsPerPrincipal: number;
+  readonly maxSubscriptionsPerStream: number;
+  private readonly heartbeatMs: number;
+  private readonly maxBufferedBytes: number;
+
+  constructor(
+    config: McpConfig,
+    @Inject(MCP_EVENT_BUS) private readonly bus: McpEventBus,
+  ) {
+    const options = config.options.subscriptions;
+    this.enabled = config.protocolVersions.some((v) => !isLegacyRevision(v)) && !offersNothing(subscriptionOffer(options));
+    this.maxStreamsPerPrincipal = options?.maxStreamsPerPrincipal ?? 10;
+    this.maxSubscriptionsPerStream = options?.maxSubscriptionsPerStream ?? 100;
+    this.heartbeatMs = options?.heartbeatMs ?? 15_000;
+    this.maxBufferedBytes = options?.maxBufferedBytes ?? 1024 * 1024;
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.enabled) this.stopBus = await this.bus.subscribe((event) => this.deliver(event));
+  }
+
+  /** A graceful stop (Nest closes the app before the HTTP server): every stream gets its end result. */
+  beforeApplicationShutdown(): void {
+    this.endAll();
+  }
+
+  /** Ends every stream with the listen result; the app calls it before draining its HTTP server. */
+  endAll(): void {
+    this.stopBus?.();
+    this.stopBus = undefined;
+    for (const stream of [...this.streams]) this.end(stream, 'shutdown');
+  }
+
+  /** How many streams the principal holds on this process. */
+  countOf(principalKey: string): number {
+    return this.perPrincipal.get(principalKey) ?? 0;
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** Answers the request with the SSE stream: headers, the acknowledgement, then events until it ends. */
+  open(stream: ListenStream): void {
+    const open: Open = { ...stream, ended: false };
+    const { res } = stream;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-store',
+      // Reverse proxies (nginx) would otherwise hold the events back.
+      'X-Accel-Buffering': 'no',
+    });
+    res.req.socket.setNoDelay(true);
+    this.streams.add(open);
+    this.perPrincipal.set(open.principalKey, this.countOf(open.principalKey) + 1);
+    for (const uri of open.filter.resourceSubscriptions ?? []) index(this.byUri, uri).add(open);
+    for (const task of open.filter.taskIds ?? []) index(this.byTask, task).add(open);
+    // The client closing the stream (or the connection dropping) ends the subscription.
+    res.once('close', () => this.forget(open));
+    this.write(open, sseMessage(acknowledgement(open.id, open.filter)));
+    if (open.expiresAt !== undefined) {
+      open.timer = setTimeout(() => this.end(open, 'expired'), Math.max(0, open.expiresAt - Date.now()));
+      open.timer.unref();
+    }
+    this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs).unref();
+  }
+
+  private deliver(event: SubscriptionEvent): void {
+    const candidates = event.type === 'resources/updated' ? this.byUri.get(event.uri) : event.type === 'tasks/status' ? this.byTask.get(event.taskId) : this.streams;
+    if (!candidates) return;
+    for (const stream of candidates) {
+      if (stream.ended || !filterWants(stream.filter, event)) continue;
+      if (event.audience !== undefined && event.audience !== stream.audience) continue;
+      this.write(stream, sseMessage(eventNotification(stream.id, event)));
+    }
+  }
+
+  private beat(): void {
+    for (const stream of this.streams) this.write(stream, SSE_HEARTBEAT);
+  }
+
+  private write(stream: Open, chunk: string): void {
+    if (stream.ended) return;
+    // A client that stops reading would make the process buffer without bound: it is let go.
+    if (stream.res.writableLength > this.maxBufferedBytes) return this.end(stream, 'overflow');
+    stream.res.write(chunk);
+  }
+
+  private end(stream: Open, reason: EndReason): void {
+    if (stream.ended) return;
+    if (reason !== 'closed') {
+      // The spec's graceful end: the (empty) listen result, then the stream closes.
+      stream.res.end(sseMessage(listenEnd(stream.id)));
+      if (reason === 'overflow') this.logger.warn(`listen stream ${String(stream.id)} of ${stream.principalKey} ended: it stopped reading`);
+    }
+    this.forget(stream);
+  }
+
+  private forget(stream: Open): void {
+    if (stream.ended) return;
+    stream.ended = true;
+    clearTimeout(stream.timer);
+    this.streams.delete(stream);
+    const left = this.countOf(stream.principalKey) - 1;
+    if (left > 0) this.perPrincipal.set(stream.principalKey, left);
+    else this.perPrincipal.delete(stream.principalKey);
+    for (const uri of stream.filter.resourceSubscriptions ?? []) unindex(this.byUri, uri, stream);
+    for (const task of stream.filter.taskIds ?? []) unindex(this.byTask, task, stream);
+    if (!stream.res.writableEnded) stream.res.end();
+    if (this.streams.size === 0 && this.heartbeat) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+  }
+}
+
+function index<T>(map: Map<string, Set<T>>, key: string): Set<T> {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  return set;
+}
+
+function unindex<T>(map: Map<string, Set<T>>, key: string, value: T): void {
+  const set = map.get(key);
+  set?.delete(value);
+  if (set?.size === 0) map.delete(key);
+}

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import type { McpCall, McpMethodHandler } from '../dispatch/mcp-call.js';
+import { STREAM_OPENED } from '../dispatch/mcp-call.js';
+import { ResourceMethods } from '../dispatch/resource.methods.js';
+import { McpRejectionError } from '../http/send.js';
+import { McpConfig } from '../mcp-config.js';
+import { ErrorCode, invalidParams, offeredPart, parseSubscriptionFilter, reject, type SubscriptionFilter } from '../protocol/index.js';
+import { ListenStreams } from './listen-streams.js';
+import { subscriptionOffer } from './subscription-options.js';
+
+/**
+ * `subscriptions/listen` (2026-07-28 only; the 2025 era keeps answering GET with 405). Everything
+ * that can refuse is checked before the stream opens, so a refusal is one JSON error answer:
+ * the filter, the limits, and that the principal can see every URI and task it names.
+ */
+@Injectable()
+export class ListenMethods {
+  constructor(
+    private readonly config: McpConfig,
+    private readonly streams: ListenStreams,
+    private readonly resources: ResourceMethods,
+  ) {}
+
+  handlers(): McpMethodHandler[] {
+    // Not offered: the method stays unknown (404 −32601), as the conformance suite expects then.
+    if (!this.streams.enabled) return [];
+    return [{ method: 'subscriptions/listen', eras: ['modern'], handle: (call) => this.listen(call) }];
+  }
+
+  private async listen(call: McpCall): Promise<typeof STREAM_OPENED> {
+    const parsed = parseSubscriptionFilter(call.params);
+    if ('error' in parsed) throw new McpRejectionError(invalidParams(call.id, `Invalid params: ${parsed.error}`));
+    const options = this.config.options.subscriptions;
+    const honoured = offeredPart(parsed.filter, subscriptionOffer(options));
+    const followed = (honoured.resourceSubscriptions?.length ?? 0) + (honoured.taskIds?.length ?? 0);
+    const maxFollowed = this.streams.maxSubscriptionsPerStream;
+    if (followed > maxFollowed) {
+      throw new McpRejectionError(
+        invalidParams(call.id, `Invalid params: a stream may follow at most ${maxFollowed} resource URIs and task ids; this one asks for ${followed}`, {
+          limit: maxFollowed,
+          requested: followed,
+        }),
+      );
+    }
+    const principalKey = this.config.principalKey(call.principal);
+    const maxStreams = this.streams.maxStreamsPerPrincipal;
+    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams));
+    await this.checkVisible(call, honoured);
+    // The checks above awaited: the count may have moved meanwhile.
+    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams));
+    const expiresAt = call.principal?.expiresAt;
+    this.streams.open({
+      id: call.id,
+      principalKey,
+      audience: await options?.audience?.(call.principal),
+      filter: honoured,
+      ...(typeof expiresAt === 'number' ? { expiresAt } : {}),
+      res: call.res,
+    });
+    return STREAM_OPENED;
+  }
+
+  /**
+   * A URI is followed only if the principal could read it now: the read itself decides (catalog,
+   * scopes, roles, and the app's own check such as the organisation), so another organisation's
+   * resource is refused exactly like a missing one — with the read's own "Resource not found".
+   */
+  private async checkVisible(call: McpCall, filter: SubscriptionFilter): Promise<void> {
+    const read = this.resources.handlers().find((h) => h.method === 'resources/read')!;
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      await read.handle({ ...call, method: 'resources/read', params: { uri }, inputs: undefined, requestId: call.requestId } as McpCall);
+    }
+    const authorizeTask = this.config.options.subscriptions?.authorizeTask;
+    for (const taskId of filter.taskIds ?? []) {
+      if (!(await authorizeTask?.(call.principal, taskId))) {
+        throw new McpRejectionError(invalidParams(call.id, `Task not found: ${taskId}`, { taskId }));
+      }
+    }
+  }
+}
+
+function tooManyStreams(call: McpCall, limit: number) {
+  return reject('rate_limited', 429, ErrorCode.InvalidRequest, `Too many open subscription streams: at most ${limit} per caller; close one first`, call.id, {
+    data: { limit },
+  });
+}

@@ -1,0 +1,44 @@
+import type { McpPrincipal } from '../auth/principal.js';
+import type { McpEventBus } from '../events/mcp-event-bus.js';
+import type { SubscriptionOffer } from '../protocol/index.js';
+
+/** `McpModuleOptions.subscriptions`: what the server delivers on `subscriptions/listen` (2026 only). */
+export interface McpSubscriptionOptions {
+  /** Where published changes travel (default: in memory, this process only). Give a shared bus with several replicas. */
+  eventBus?: McpEventBus;
+  /** Offer `notifications/tools/list_changed` (advertised as `tools.listChanged`). */
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** Offer per-URI `notifications/resources/updated` (advertised as `resources.subscribe`). */
+  resourceSubscriptions?: boolean;
+  /**
+   * Tasks extension: whether the principal may follow this task (offered only when given). An
+   * unknown task and another principal's are refused alike.
+   */
+  authorizeTask?: (principal: McpPrincipal | undefined, taskId: string) => boolean | Promise<boolean>;
+  /**
+   * Who may hear an event: a stream hears an event published with an `audience` only when this
+   * gives the same value for its principal (e.g. the organisation). Computed once per stream.
+   */
+  audience?: (principal: McpPrincipal | undefined) => string | undefined | Promise<string | undefined>;
+  /** Streams one principal (principalKey) may hold open on one process (default 10). */
+  maxStreamsPerPrincipal?: number;
+  /** Resource URIs plus task ids one stream may follow (default 100). */
+  maxSubscriptionsPerStream?: number;
+  /** Interval of the SSE comment that keeps idle streams open through proxies (default 15000 ms). */
+  heartbeatMs?: number;
+  /** Queued bytes past which a stream that does not read is ended (default 1 MiB). */
+  maxBufferedBytes?: number;
+}
+
+/** The offer the options make; nothing when `subscriptions` is absent. */
+export function subscriptionOffer(options: McpSubscriptionOptions | undefined): SubscriptionOffer {
+  return {
+    toolsListChanged: options?.toolsListChanged === true,
+    promptsListChanged: options?.promptsListChanged === true,
+    resourcesListChanged: options?.resourcesListChanged === true,
+    resourceSubscriptions: options?.resourceSubscriptions === true,
+    taskIds: options?.authorizeTask !== undefined,
+  };
+}

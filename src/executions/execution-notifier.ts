@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpEvents } from '@app/mcp';
+import { DATABASE, type Database } from '../db/database.js';
+
+/** The `_meta` keys a Kadu `notifications/resources/updated` carries, so a listener sees the order without a read. */
+export const STATUS_META = 'com.kobana.kadu/status';
+export const STEPS_META = 'com.kobana.kadu/steps';
+
+export const executionUri = (id: string): string => `kobana://kadu/executions/${id}`;
+
+/**
+ * Tells `subscriptions/listen` streams that an execution changed: its resource when its state
+ * changes, a step is added, it needs input or it ends, and its steps resource when steps change.
+ * Published on the event bus by whichever replica made the change; heard only by streams of the
+ * execution's organisation (the audience is its slug, as the token names it).
+ */
+@Injectable()
+export class ExecutionNotifier {
+  private readonly slugs = new Map<string, string>();
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    private readonly events: McpEvents,
+  ) {}
+
+  async changed(execution: { id: string; org_id: string; status: string }, change: { steps?: number; stepsChanged?: boolean } = {}): Promise<void> {
+    const audience = await this.slugOf(execution.org_id).catch(() => undefined);
+    // Without the organisation no stream may hear it; polling still shows the change.
+    if (audience === undefined) return;
+    const meta = { [STATUS_META]: execution.status, ...(change.steps === undefined ? {} : { [STEPS_META]: change.steps }) };
+    await this.events.resourceUpdated(executionUri(execution.id), { audience, meta });
+    if (change.stepsChanged) await this.events.resourceUpdated(`${executionUri(execution.id)}/steps`, { audience, meta });
+  }
+
+  private async slugOf(orgId: string): Promise<string | undefined> {
+    const known = this.slugs.get(orgId);
+    if (known) return known;
+    const [row] = await this.db.query<{ slug: string }>('select slug from organizations where id = $1', [orgId]);
+    // Slugs never change: a bounded cache spares the query on every step.
+    if (row) {
+      if (this.slugs.size > 10_000) this.slugs.clear();
+      this.slugs.set(orgId, row.slug);
+    }
+    return row?.slug;
+  }
+}
