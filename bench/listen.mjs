@@ -1,0 +1,152 @@
+// npm run bench:listen — subscriptions/listen across replicas (issue 21). Two replicas of the
+// module on one Redis event bus: 1 000 listeners hold SSE streams on replica L, replica P publishes
+// `notifications/resources/updated` at a steady rate. Reported: delivery latency (publish on P to
+// the event read by the listener here), L's memory per listener, and L's tools/call throughput
+// with the listeners open against without, in interleaved rounds (the RATIO line).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const QUICK = process.argv.includes('--quick');
+const CFG = QUICK
+  ? { listeners: 1000, items: 10, rate: 20, warmup: 5, rounds: 3, duration: 2, connections: 16 }
+  : { listeners: 1000, items: 10, rate: 20, warmup: 10, rounds: 6, duration: 3, connections: 16 };
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const resultsDir = join(here, 'results');
+mkdirSync(resultsDir, { recursive: true });
+
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const modern = (method, params, name) => ({
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
+});
+
+async function start(label, env, core) {
+  const child = spawn(process.execPath, ['dist/bench/fixtures/listen.main.js'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /READY (\{.*\})/.exec(out);
+      if (m) resolve(JSON.parse(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before it was ready`)));
+  });
+  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', String(core), String(child.pid)], { stdio: 'ignore' });
+  return { ...ready, child, url: `http://127.0.0.1:${ready.port}` };
+}
+
+const stop = (child) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const percentile = (xs, p) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** One listener: a raw SSE stream on `url`, following `uri`; delivery latencies go to `sink`. */
+function listen(url, uri, sink) {
+  const r = modern('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } });
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/mcp`, { method: 'POST', headers: r.headers, agent: false }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`listen answered ${res.statusCode}`));
+      res.setEncoding('utf8');
+      let buffer = '';
+      let acked = false;
+      res.on('data', (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = event.split('\n').find((l) => l.startsWith('data: '));
+          if (!data) continue;
+          const message = JSON.parse(data.slice(6));
+          if (!acked && message.method === 'notifications/subscriptions/acknowledged') {
+            acked = true;
+            resolve(() => req.destroy());
+          } else if (message.method === 'notifications/resources/updated' && sink.on) {
+            sink.latencies.push(performance.timeOrigin + performance.now() - message.params._meta.sentAt);
+          }
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', (error) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+    req.end(r.body);
+  });
+}
+
+async function cannon(url, req, duration) {
+  const result = await autocannon({ url, method: 'POST', connections: CFG.connections, headers: req.headers, body: req.body, duration });
+  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
+  return result;
+}
+
+console.log(`bench:listen ${QUICK ? 'quick' : 'full'} — ${CFG.listeners} listeners on ${CFG.items} URIs, ${CFG.rate} events/s published on another replica, ${CFG.rounds} interleaved rounds × ${CFG.duration} s, ${CFG.connections} connections; node ${process.version}`);
+console.log(PIN ? 'listening replica on core 0; publisher, listeners and load generator on core 1 (taskset)' : 'not pinned');
+const prefix = `bench-listen-${randomBytes(6).toString('hex')}:`;
+const L = await start('listening replica', { REDIS_URL, REDIS_PREFIX: prefix }, 0);
+const P = await start('publishing replica', { REDIS_URL, REDIS_PREFIX: prefix, PUBLISH_RATE: String(CFG.rate), ITEMS: String(CFG.items) }, 1);
+const call = modern('tools/call', { name: 'bench_echo', arguments: { text: 'hello', times: 2 } }, 'bench_echo');
+const sink = { on: false, latencies: [] };
+const rounds = [];
+try {
+  await cannon(`${L.url}/mcp`, call, CFG.warmup);
+  // Requests completed per second of the run (autocannon's per-second average reads 0 when a
+  // loaded machine completes nothing within one of its one-second samples).
+  const rps = (r) => r.requests.total / CFG.duration;
+  const baseline = () => cannon(`${L.url}/mcp`, call, CFG.duration);
+  for (let i = 0; i < CFG.rounds; i++) {
+    // Odd rounds measure the baseline after the listeners have gone, even ones before they come.
+    let without = i % 2 === 0 ? await baseline() : undefined;
+    const before = rssMb(L.child.pid);
+    const closers = [];
+    for (let n = 0; n < CFG.listeners; n += 100) {
+      closers.push(...(await Promise.all(Array.from({ length: Math.min(100, CFG.listeners - n) }, (_, k) => listen(L.url, `bench://items/${(n + k) % CFG.items}`, sink)))));
+    }
+    const open = rssMb(L.child.pid);
+    sink.on = true;
+    const withListeners = await cannon(`${L.url}/mcp`, call, CFG.duration);
+    sink.on = false;
+    for (const close of closers) close();
+    // Let the closed streams go before the baseline.
+    await new Promise((r) => setTimeout(r, 2000));
+    without ??= await baseline();
+    rounds.push({ without: rps(without), with: rps(withListeners), ratio: rps(withListeners) / rps(without), kibPerListener: ((open - before) * 1024) / CFG.listeners });
+    const last = rounds.at(-1);
+    console.log(`round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); RSS +${last.kibPerListener.toFixed(1)} KiB per listener`);
+  }
+} finally {
+  await Promise.all([stop(L.child), stop(P.child)]);
+}
+const summary = {
+  listeners: CFG.listeners,
+  eventsPerSecond: CFG.rate,
+  deliveries: sink.latencies.length,
+  latencyMs: { p50: percentile(sink.latencies, 50), p99: percentile(sink.latencies, 99), max: Math.max(...sink.latencies) },
+  kibPerListener: median(rounds.map((r) => r.kibPerListener)),
+  rpsWithout: median(rounds.map((r) => r.without)),
+  rpsWith: median(rounds.map((r) => r.with)),
+  ratio: median(rounds.map((r) => r.ratio)),
+  rounds,
+};
+writeFileSync(join(resultsDir, `listen-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2));
+console.log(`delivery latency over ${summary.deliveries} deliveries: p50 ${summary.latencyMs.p50.toFixed(1)} ms, p99 ${summary.latencyMs.p99.toFixed(1)} ms, max ${summary.latencyMs.max.toFixed(1)} ms`);
+console.log(`memory per listener (median RSS growth): ${summary.kibPerListener.toFixed(1)} KiB`);
+console.log(`tools/call: ${Math.round(summary.rpsWithout)} req/s without listeners, ${Math.round(summary.rpsWith)} with (medians)`);
+console.log(`RATIO listen_tools_call_with_vs_without ${summary.ratio.toFixed(2)}`);
