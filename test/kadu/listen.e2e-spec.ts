@@ -2,7 +2,7 @@ import { McpEvents } from '@app/mcp';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { uploadFile } from '../support/files.js';
-import { ListenStream, type StreamMessage } from '../support/listen-stream.js';
+import { ListenStream, STATUS, STEPS, SUB, type StreamMessage } from '../support/listen-stream.js';
 
 /**
  * Issue 21: subscriptions/listen on one Kadu process (embedded bus; the distributed pass runs it
@@ -12,9 +12,6 @@ import { ListenStream, type StreamMessage } from '../support/listen-stream.js';
 let kadu: KaduTestApp;
 let admin: KaduClient;
 let base: string;
-const SUB = 'io.modelcontextprotocol/subscriptionId';
-const STATUS = 'com.kobana.kadu/status';
-const STEPS = 'com.kobana.kadu/steps';
 const open: ListenStream[] = [];
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { RemoteClient } from '../support/remote-client.js';
 import { type Replica, ReplicaSet } from '../support/replicas.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 import { postgres, redis, requires } from '../support/infrastructure.js';
-import { ListenStream } from '../support/listen-stream.js';
+import { ListenStream, STATUS, STEPS, SUB } from '../support/listen-stream.js';
 
 /**
  * Issue 21: a client listens on replica A while the execution runs on replica B (A only queues:
@@ -16,9 +16,6 @@ let s3: S3TestServer;
 let set: ReplicaSet;
 let worker: Replica;
 let listener: Replica;
-const STATUS = 'com.kobana.kadu/status';
-const STEPS = 'com.kobana.kadu/steps';
-const SUB = 'io.modelcontextprotocol/subscriptionId';
 
 shared.describe('replicas: subscriptions/listen', () => {
   beforeAll(async () => {

@@ -1,5 +1,10 @@
 import { modernRequest } from '@app/mcp/testing/index.js';
 
+/** The `_meta` keys of a listen stream's messages: the spec's subscription id, Kadu's status and step count. */
+export const SUB = 'io.modelcontextprotocol/subscriptionId';
+export const STATUS = 'com.kobana.kadu/status';
+export const STEPS = 'com.kobana.kadu/steps';
+
 /** One message of a listen stream, as JSON-RPC. */
 export type StreamMessage = { jsonrpc: '2.0'; method?: string; id?: string | number; params?: any; result?: any; error?: any };
 
