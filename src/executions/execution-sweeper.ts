@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
+import { ExecutionNotifier } from './execution-notifier.js';
 import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import type { ExecutionRow } from './execution.view.js';
@@ -34,6 +35,7 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EXECUTION_QUEUE) private readonly queue: ExecutionQueue,
     private readonly events: WebhookEvents,
+    private readonly notifier: ExecutionNotifier,
   ) {}
 
   /** Sweeps now and then every interval (the first pass is the runner's, at start). */
@@ -65,6 +67,7 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
     if (row) {
       recordExecutionOutcome('failed', 'worker_lost');
       await this.events.emit(row, 'execution.failed');
+      await this.notifier.changed(row);
     }
     return Boolean(row);
   }
