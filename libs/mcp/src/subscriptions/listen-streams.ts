@@ -96,6 +96,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   open(stream: ListenStream): void {
     const open: Open = { ...stream, ended: false };
     const { res } = stream;
+    // Gone while its checks ran: its 'close' has fired already, so it must not be registered.
+    if (res.destroyed) return;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-store',
@@ -111,7 +113,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     res.once('close', () => this.forget(open));
     this.write(open, sseMessage(acknowledgement(open.id, open.filter)));
     if (open.expiresAt !== undefined) {
-      open.timer = setTimeout(() => this.end(open, 'expired'), Math.max(0, open.expiresAt - Date.now()));
+      // setTimeout fires at once past 2^31-1 ms: a far expiry is capped (~24 days), never immediate.
+      open.timer = setTimeout(() => this.end(open, 'expired'), Math.min(Math.max(0, open.expiresAt - Date.now()), 2 ** 31 - 1));
       open.timer.unref();
     }
     this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs).unref();
