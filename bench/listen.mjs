@@ -3,9 +3,8 @@
 // `notifications/resources/updated` at a steady rate. Reported: delivery latency (publish on P to
 // the event read by the listener here), L's memory per listener, and L's tools/call throughput
 // with the listeners open against without, in interleaved rounds (the RATIO line).
-import { spawn, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -51,6 +50,12 @@ const stop = (child) =>
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 5000).unref();
   });
+// Server CPU time (user + system, 10 ms ticks) from /proc: what the listening replica spends,
+// whatever else the shared machine is doing.
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const percentile = (xs, p) => {
@@ -58,37 +63,21 @@ const percentile = (xs, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
-/** One listener: a raw SSE stream on `url`, following `uri`; delivery latencies go to `sink`. */
-function listen(url, uri, sink) {
-  const r = modern('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } });
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/mcp`, { method: 'POST', headers: r.headers, agent: false }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`listen answered ${res.statusCode}`));
-      res.setEncoding('utf8');
-      let buffer = '';
-      let acked = false;
-      res.on('data', (chunk) => {
-        buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = event.split('\n').find((l) => l.startsWith('data: '));
-          if (!data) continue;
-          const message = JSON.parse(data.slice(6));
-          if (!acked && message.method === 'notifications/subscriptions/acknowledged') {
-            acked = true;
-            resolve(() => req.destroy());
-          } else if (message.method === 'notifications/resources/updated' && sink.on) {
-            sink.latencies.push(performance.timeOrigin + performance.now() - message.params._meta.sentAt);
-          }
-        }
-      });
-      res.on('error', () => undefined);
-    });
-    req.on('error', (error) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
-    req.end(r.body);
-  });
+/** The listeners' process (bench/listen-clients.mjs): one IPC request, one reply. */
+function clients(url) {
+  const child = fork(join(here, 'listen-clients.mjs'), [url, String(CFG.items)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', '1', String(child.pid)], { stdio: 'ignore' });
+  const next = () => new Promise((resolve) => child.once('message', resolve));
+  const ready = next();
+  return {
+    ready,
+    ask: (command) => {
+      const reply = next();
+      child.send(command);
+      return reply;
+    },
+    stop: () => child.kill(),
+  };
 }
 
 async function cannon(url, req, duration) {
@@ -103,50 +92,60 @@ const prefix = `bench-listen-${randomBytes(6).toString('hex')}:`;
 const L = await start('listening replica', { REDIS_URL, REDIS_PREFIX: prefix }, 0);
 const P = await start('publishing replica', { REDIS_URL, REDIS_PREFIX: prefix, PUBLISH_RATE: String(CFG.rate), ITEMS: String(CFG.items) }, 1);
 const call = modern('tools/call', { name: 'bench_echo', arguments: { text: 'hello', times: 2 } }, 'bench_echo');
-const sink = { on: false, latencies: [] };
+const latencies = [];
 const rounds = [];
+const listeners = clients(L.url);
+await listeners.ready;
 try {
   await cannon(`${L.url}/mcp`, call, CFG.warmup);
   // Requests completed per second of the run (autocannon's per-second average reads 0 when a
   // loaded machine completes nothing within one of its one-second samples).
   const rps = (r) => r.requests.total / CFG.duration;
-  const baseline = () => cannon(`${L.url}/mcp`, call, CFG.duration);
+  const measured = async () => {
+    const cpu = cpuMs(L.child.pid);
+    const r = await cannon(`${L.url}/mcp`, call, CFG.duration);
+    return { ...r, cpuUsPerRequest: ((cpuMs(L.child.pid) - cpu) * 1000) / r.requests.total };
+  };
+  const baseline = measured;
   for (let i = 0; i < CFG.rounds; i++) {
     // Odd rounds measure the baseline after the listeners have gone, even ones before they come.
     let without = i % 2 === 0 ? await baseline() : undefined;
     const before = rssMb(L.child.pid);
-    const closers = [];
-    for (let n = 0; n < CFG.listeners; n += 100) {
-      closers.push(...(await Promise.all(Array.from({ length: Math.min(100, CFG.listeners - n) }, (_, k) => listen(L.url, `bench://items/${(n + k) % CFG.items}`, sink)))));
-    }
+    const { opened } = await listeners.ask({ open: CFG.listeners });
+    if (opened !== CFG.listeners) throw new Error(`${opened} listeners opened, not ${CFG.listeners}`);
     const open = rssMb(L.child.pid);
-    sink.on = true;
-    const withListeners = await cannon(`${L.url}/mcp`, call, CFG.duration);
-    sink.on = false;
-    for (const close of closers) close();
+    await listeners.ask({ measure: true });
+    const withListeners = await measured();
+    await listeners.ask({ measure: false });
+    latencies.push(...(await listeners.ask({ close: true })).latencies);
     // Let the closed streams go before the baseline.
     await new Promise((r) => setTimeout(r, 2000));
     without ??= await baseline();
-    rounds.push({ without: rps(without), with: rps(withListeners), ratio: rps(withListeners) / rps(without), kibPerListener: ((open - before) * 1024) / CFG.listeners });
+    rounds.push({ without: rps(without), with: rps(withListeners), ratio: rps(withListeners) / rps(without), cpuUsWithout: without.cpuUsPerRequest, cpuUsWith: withListeners.cpuUsPerRequest, kibPerListener: ((open - before) * 1024) / CFG.listeners });
     const last = rounds.at(-1);
-    console.log(`round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); RSS +${last.kibPerListener.toFixed(1)} KiB per listener`);
+    console.log(`round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); server CPU ${last.cpuUsWithout.toFixed(0)} → ${last.cpuUsWith.toFixed(0)} µs/call (deliveries included); RSS +${last.kibPerListener.toFixed(1)} KiB per listener`);
   }
 } finally {
+  listeners.stop();
   await Promise.all([stop(L.child), stop(P.child)]);
 }
 const summary = {
   listeners: CFG.listeners,
   eventsPerSecond: CFG.rate,
-  deliveries: sink.latencies.length,
-  latencyMs: { p50: percentile(sink.latencies, 50), p99: percentile(sink.latencies, 99), max: Math.max(...sink.latencies) },
+  deliveries: latencies.length,
+  latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies) },
   kibPerListener: median(rounds.map((r) => r.kibPerListener)),
   rpsWithout: median(rounds.map((r) => r.without)),
   rpsWith: median(rounds.map((r) => r.with)),
   ratio: median(rounds.map((r) => r.ratio)),
+  cpuUsWithout: median(rounds.map((r) => r.cpuUsWithout)),
+  cpuUsWith: median(rounds.map((r) => r.cpuUsWith)),
   rounds,
 };
 writeFileSync(join(resultsDir, `listen-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2));
 console.log(`delivery latency over ${summary.deliveries} deliveries: p50 ${summary.latencyMs.p50.toFixed(1)} ms, p99 ${summary.latencyMs.p99.toFixed(1)} ms, max ${summary.latencyMs.max.toFixed(1)} ms`);
 console.log(`memory per listener (median RSS growth): ${summary.kibPerListener.toFixed(1)} KiB`);
 console.log(`tools/call: ${Math.round(summary.rpsWithout)} req/s without listeners, ${Math.round(summary.rpsWith)} with (medians)`);
+console.log(`server CPU per tools/call: ${summary.cpuUsWithout.toFixed(0)} µs without listeners, ${summary.cpuUsWith.toFixed(0)} µs with (the deliveries of that time included)`);
+console.log(`RATIO listen_tools_call_cpu_without_vs_with ${(summary.cpuUsWithout / summary.cpuUsWith).toFixed(2)}`);
 console.log(`RATIO listen_tools_call_with_vs_without ${summary.ratio.toFixed(2)}`);
