@@ -104,3 +104,18 @@ describe('subscriptions/listen in the module', () => {
     });
   });
 });
+
+describe('subscriptions/listen with the event bus unreachable', () => {
+  it('the app still starts and answers, and listen streams still open', async () => {
+    const { RedisEventBus } = await import('@app/mcp');
+    const { app, base } = await boot({ subscriptions: { eventBus: new RedisEventBus('redis://127.0.0.1:1', 'x:', { timeoutMs: 300 }), toolsListChanged: true } });
+    try {
+      expect((await post(base, 'server/discover')).body.result.capabilities.tools).toEqual({ listChanged: true });
+      const stream = await ListenStream.open(base, 'none', { toolsListChanged: true }, 'down');
+      expect((await stream.next(() => true, 'ack')).method).toBe('notifications/subscriptions/acknowledged');
+      stream.close();
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -60,7 +60,7 @@ export class RedisEventBus implements McpEventBus {
   private async openSubscriber(): Promise<Redis> {
     // Reconnects forever and re-subscribes by itself (ioredis autoResubscribe): a Redis restart
     // loses the events published meanwhile, never the streams.
-    const subscriber = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 100, 1000) });
+    const subscriber = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: null, connectTimeout: this.timeoutMs, retryStrategy: (attempt) => Math.min(attempt * 100, 1000) });
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, message: string) => {
       let event: SubscriptionEvent;

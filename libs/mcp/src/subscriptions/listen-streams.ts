@@ -49,6 +49,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly perPrincipal = new Map<string, number>();
   private heartbeat?: NodeJS.Timeout;
   private stopBus?: () => void;
+  private retry?: NodeJS.Timeout;
+  private closed = false;
   readonly enabled: boolean;
   readonly maxStreamsPerPrincipal: number;
   readonly maxSubscriptionsPerStream: number;
@@ -67,8 +69,24 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.maxBufferedBytes = options?.maxBufferedBytes ?? 1024 * 1024;
   }
 
+  /**
+   * Joins the bus. A bus that cannot be reached (Redis away) never stops the app from starting:
+   * the subscription is retried every second meanwhile, and streams hear events once it holds.
+   */
   async onModuleInit(): Promise<void> {
-    if (this.enabled) this.stopBus = await this.bus.subscribe((event) => this.deliver(event));
+    if (this.enabled) await this.join();
+  }
+
+  private async join(): Promise<void> {
+    if (this.closed) return;
+    try {
+      this.stopBus = await this.bus.subscribe((event) => this.deliver(event));
+      if (this.closed) this.stopBus();
+    } catch (error) {
+      this.logger.warn(`listen streams hear no events yet: ${error instanceof Error ? error.message : String(error)}; retrying`);
+      this.retry = setTimeout(() => void this.join(), 1000);
+      this.retry.unref();
+    }
   }
 
   /** A graceful stop (Nest closes the app before the HTTP server): every stream gets its end result. */
@@ -78,6 +96,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
 
   /** Ends every stream with the listen result; the app calls it before draining its HTTP server. */
   endAll(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
     this.stopBus?.();
     this.stopBus = undefined;
     for (const stream of [...this.streams]) this.end(stream, 'shutdown');
