@@ -1,4 +1,4 @@
-import { InMemoryEventBus, InMemoryStateStore, type McpModuleOptions, type McpSubscriptionOptions, RedisEventBus, RedisStateStore } from '@app/mcp';
+import { InMemoryEventBus, InMemoryStateStore, type McpModuleOptions, type McpSubscriptionOptions, RedisEventBus, RedisStateStore } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { RedisStateStore } from '@app/mcp';
-import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { RedisStateStore } from '@kobana/nest-mcp';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { approvalPath, decide } from '../support/approvals.js';
 import { expectRpcError, expectRpcResult } from '../support/wire.js';

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { McpToolRegistry } from '@app/mcp';
-import { legacyRequest, modernRequest, type McpTestRequest } from '@app/mcp/testing/index.js';
+import { McpToolRegistry } from '@kobana/nest-mcp';
+import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { ToolMethods } from '../../libs/mcp/src/dispatch/tool.methods.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { PRINCIPALS } from '../fixtures/tools-app/principal.js';

@@ -24,7 +24,7 @@ import type { McpExchange } from '../http/exchange.js';
 import { isPlainObject, type Rejection } from '../protocol/index.js';
 import * as sc from './semconv.js';
 
-const SCOPE = '@app/mcp';
+const SCOPE = '@kobana/nest-mcp';
 
 /** How one MCP request ended, as the telemetry records it. */
 export interface McpOutcome {
