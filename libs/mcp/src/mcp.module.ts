@@ -24,6 +24,7 @@ import { ToolInvoker } from './dispatch/tool-invoker.js';
 import { ToolMethods } from './dispatch/tool.methods.js';
 import { McpToolRegistry } from './discovery/tool-registry.js';
 import { McpEntryMiddleware } from './http/entry.middleware.js';
+import { HostBodyParsers } from './http/host-body-parsers.js';
 import { McpExceptionFilter } from './http/mcp-exception.filter.js';
 import { createMcpController } from './http/mcp.controller.js';
 import { createProtectedResourceController } from './http/protected-resource.controller.js';
@@ -79,6 +80,7 @@ const PROVIDERS = [
   EraGuard,
   HeaderMatchGuard,
   McpExceptionFilter,
+  HostBodyParsers,
 ];
 
 /**
