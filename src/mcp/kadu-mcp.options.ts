@@ -1,4 +1,5 @@
-import { InMemoryEventBus, InMemoryStateStore, type McpModuleOptions, type McpSubscriptionOptions, RedisEventBus, RedisStateStore } from '@kobana/nest-mcp';
+import { InMemoryEventBus, InMemoryStateStore, type McpModuleOptions, type McpSubscriptionOptions } from '@kobana/nest-mcp';
+import { RedisEventBus, RedisStateStore } from '@kobana/nest-mcp/redis';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { InMemoryStateStore, McpConfig, type McpStateStore, RedisStateStore } from '@kobana/nest-mcp';
+import { InMemoryStateStore, McpConfig, type McpStateStore } from '@kobana/nest-mcp';
+import { RedisStateStore } from '@kobana/nest-mcp/redis';
 import type { Express, Request, Response } from 'express';
 import type { default as Provider, errors as ProviderErrors } from 'oidc-provider';
 import { loadOrCreateDevKey } from '../auth/dev-signing-key.js';

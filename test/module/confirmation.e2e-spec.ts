@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { RedisStateStore } from '@kobana/nest-mcp';
+import { RedisStateStore } from '@kobana/nest-mcp/redis';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { approvalPath, decide } from '../support/approvals.js';

@@ -107,7 +107,7 @@ describe('subscriptions/listen in the module', () => {
 
 describe('subscriptions/listen with the event bus unreachable', () => {
   it('the app still starts and answers, and listen streams still open', async () => {
-    const { RedisEventBus } = await import('@kobana/nest-mcp');
+    const { RedisEventBus } = await import('@kobana/nest-mcp/redis');
     const { app, base } = await boot({ subscriptions: { eventBus: new RedisEventBus('redis://127.0.0.1:1', 'x:', { timeoutMs: 300 }), toolsListChanged: true } });
     try {
       expect((await post(base, 'server/discover')).body.result.capabilities.tools).toEqual({ listChanged: true });
