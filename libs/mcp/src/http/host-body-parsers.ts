@@ -26,8 +26,13 @@ interface RouterLayer {
  */
 export function exemptEndpointFromBodyParsers(expressApp: unknown, isEndpoint: (req: IncomingMessage) => boolean): number {
   const app = expressApp as { router?: { stack?: RouterLayer[] }; _router?: { stack?: RouterLayer[] } };
-  // Express 5 keeps its router in `router` (created on first read), Express 4 in `_router`.
-  const stack = app._router?.stack ?? app.router?.stack ?? [];
+  let stack: RouterLayer[] = [];
+  try {
+    // Express 4 keeps its router in `_router` (its `router` getter throws); Express 5 in `router`.
+    stack = app._router?.stack ?? app.router?.stack ?? [];
+  } catch {
+    // An Express 4 app with no router yet has no middleware either.
+  }
   let exempted = 0;
   for (const layer of stack) {
     if (!BODY_PARSER_NAMES.has(layer.name ?? layer.handle?.name ?? '')) continue;
