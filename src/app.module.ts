@@ -7,6 +7,7 @@ import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { KaduModule } from './kadu.module.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
+import { ExecutionTasks } from './mcp/execution-tasks.js';
 import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
 import { loadStateKey } from './mcp/state-key.js';
 import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
@@ -37,11 +38,13 @@ export class AppModule {
         McpModule.forRootAsync({
           path: 'mcp',
           guards: [McpAuthGuard],
-          inject: [APP_CONFIG, KaduConfirmations],
-          useFactory: (cfg: AppConfig, confirmations: KaduConfirmations) => ({
+          inject: [APP_CONFIG, KaduConfirmations, ExecutionTasks],
+          useFactory: (cfg: AppConfig, confirmations: KaduConfirmations, executionTasks: ExecutionTasks) => ({
             ...kaduMcpOptions(cfg),
             stateKey: loadStateKey(cfg),
             describeConfirmation: (tool, args, principal) => confirmations.describe(tool, args, principal),
+            // kadu_tasks_run answers a task to clients that declare the Tasks extension.
+            tasks: executionTasks,
           }),
         }),
       ],

@@ -39,6 +39,7 @@ import { TasksService } from './tasks/tasks.service.js';
 import { AccountService } from './usage/account.service.js';
 import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './webhooks/delivery-worker.js';
 import { WebhookEvents } from './webhooks/webhook-events.js';
+import { ExecutionTasks } from './mcp/execution-tasks.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
 
 export const STATE_KEY = Symbol('STATE_KEY');
@@ -104,7 +105,8 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     KaduPromptsService,
     KaduCompletionsService,
     KaduConfirmations,
+    ExecutionTasks,
   ],
-  exports: [STATE_KEY, KaduConfirmations],
+  exports: [STATE_KEY, KaduConfirmations, ExecutionTasks],
 })
 export class KaduModule {}

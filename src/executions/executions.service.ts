@@ -50,6 +50,8 @@ export class ExecutionsService {
     ...PERMISSIONS.tasksRun,
     resourceLinks: executionLink,
     preflight: 'checkRun',
+    // A client declaring the Tasks extension follows the execution with tasks/get (src/mcp/execution-tasks.ts).
+    task: 'optional',
   })
   async run(
     @McpCaller() principal: KaduPrincipal,

@@ -2,7 +2,11 @@ import { Module } from '@nestjs/common';
 import { McpModule } from '@kobana/nest-mcp';
 import { FixtureCatalogService } from './fixture-catalog.service.js';
 import { FixtureListenService } from './fixture-listen.service.js';
+import { FixtureTaskStore } from './fixture-task-store.js';
+import { FixtureTaskToolsService } from './fixture-task-tools.service.js';
 import { FixtureToolsService } from './fixture-tools.service.js';
+
+const tasks = new FixtureTaskStore();
 
 /**
  * The conformance fixture: an app built only with libs/mcp — all four revisions, no
@@ -19,8 +23,10 @@ import { FixtureToolsService } from './fixture-tools.service.js';
       rateLimits: { general: false, writes: false, failedAuth: false },
       // subscriptions/listen: every kind the suite checks, on the embedded (single-process) bus.
       subscriptions: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: true },
+      // The Tasks extension (SEP-2663), with the fixture's own task store.
+      tasks,
     }),
   ],
-  providers: [FixtureToolsService, FixtureCatalogService, FixtureListenService],
+  providers: [FixtureToolsService, FixtureCatalogService, FixtureListenService, FixtureTaskToolsService, { provide: FixtureTaskStore, useValue: tasks }],
 })
 export class ConformanceFixtureModule {}

@@ -135,6 +135,30 @@ shared.describe('replicas: flows', () => {
     expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
   });
 
+  it('Tasks extension: confirmed on one replica, the task made on another is polled on every replica until it completes', async () => {
+    const client = await member('tasks@acme.test');
+    const [one, two, three] = replicaUrls() as [string, string, string];
+    const task = (await client.rest('post', '/api/v1/tasks', { name: 'A task across replicas', kind: 'echo', cost_cap: 2 })).body.data;
+    const args = { name: 'kadu_tasks_run', arguments: { task_id: task.id, input: { n: 7 } } };
+    const caps = { capabilities: { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const ask = (await client.at(one).mcp('2026', 'tools/call', args, caps)).body.result;
+    expect(ask.resultType).toBe('input_required');
+    const retry = { ...args, requestState: ask.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
+    const created = (await client.at(two).mcp('2026', 'tools/call', retry, caps)).body.result;
+    expect(created).toMatchObject({ resultType: 'task', ttlMs: null });
+    // Durable before the answer: a replica that did not make it finds it at once.
+    expect((await client.at(three).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result.taskId).toBe(created.taskId);
+    const deadline = Date.now() + 30_000;
+    let seen: Record<string, any> = {};
+    for (let i = 0; seen.status !== 'completed' && Date.now() < deadline; i++) {
+      seen = (await client.at(replicaUrls()[i % 3]!).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result;
+      if (seen.status !== 'completed') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen.status).toBe('completed');
+    expect(JSON.parse(seen.result.content[0].text).data).toMatchObject({ status: 'succeeded', output: { n: 7 } });
+    for (const url of replicaUrls()) expect((await client.at(url).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result).toEqual({ ...seen, _meta: expect.any(Object) });
+  });
+
   it('executions queued on one replica are run by whichever worker takes them and read the same everywhere', async () => {
     const client = await member('runner@acme.test');
     const task = (await client.rest('post', '/api/v1/tasks', { name: 'Echo everywhere', kind: 'echo', cost_cap: 2 })).body.data;

@@ -70,3 +70,6 @@ export { McpTelemetry } from './telemetry/mcp-telemetry.js';
 export * as mcpSemconv from './telemetry/semconv.js';
 export { StableExpressAdapter } from './http/stable-express.adapter.js';
 export { canonicalJson } from './confirmation/canonical-json.js';
+export { McpTaskEvents } from './tasks/task-events.js';
+export type { McpTaskSource, McpTaskCaller, McpTaskCreation, McpTaskChange, McpTaskRef, McpTaskState, McpTaskStatus } from './tasks/task-source.js';
+export { TASKS_EXTENSION } from './protocol/index.js';

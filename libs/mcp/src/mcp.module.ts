@@ -17,6 +17,8 @@ import { ListenMethods } from './subscriptions/listen.handler.js';
 import { ListenStreams } from './subscriptions/listen-streams.js';
 import { McpEvents } from './subscriptions/mcp-events.js';
 import { MCP_STATE_STORE, type McpStateStore } from './state/mcp-state-store.js';
+import { TaskMethods } from './dispatch/task.methods.js';
+import { McpTaskEvents } from './tasks/task-events.js';
 import { LifecycleMethods } from './dispatch/lifecycle.methods.js';
 import { McpDispatcher } from './dispatch/mcp-dispatcher.js';
 import { MethodInvoker } from './dispatch/method-invoker.js';
@@ -51,6 +53,8 @@ const PROVIDERS = [
   MethodInvoker,
   ToolInvoker,
   ToolMethods,
+  TaskMethods,
+  McpTaskEvents,
   LifecycleMethods,
   ResourceMethods,
   PromptMethods,
@@ -123,7 +127,7 @@ export class McpModule implements NestModule, OnApplicationShutdown {
         { provide: MCP_DECLARED_GUARDS, useValue: declaration.guards?.length ?? 0 },
         ...PROVIDERS,
       ],
-      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, RateLimits, MCP_STATE_STORE, MCP_EVENT_BUS, McpEvents, ListenStreams],
+      exports: [McpConfig, McpToolRegistry, McpCatalogRegistry, AccessPolicy, RateLimits, MCP_STATE_STORE, MCP_EVENT_BUS, McpEvents, ListenStreams, McpTaskEvents],
       // Global, so the app's own guards (REST rate limits, failed logins) share the same budgets.
       global: true,
     };

@@ -86,6 +86,12 @@ export interface McpModuleOptions {
   destructiveTools?: 'confirm' | 'refuse' | 'run';
   /** A stable key for the principal that request states and approvals are bound to (default: subject). */
   principalKey?: (principal: McpPrincipal) => string;
+  /**
+   * The Tasks extension (`io.modelcontextprotocol/tasks`, 2026 era): where the app keeps the tasks
+   * its `@McpTool({ task })` tools answer with. Given, `server/discover` advertises the extension and
+   * `tasks/get`, `tasks/update` and `tasks/cancel` are served; absent, no task is ever made.
+   */
+  tasks?: import('./tasks/task-source.js').McpTaskSource;
   /** The shared store for nonces and approvals (default: in memory, one process). */
   stateStore?: import('./state/mcp-state-store.js').McpStateStore;
   /**

@@ -31,6 +31,14 @@ export interface McpToolOptions {
    * error would, and no confirmation or approval is made.
    */
   preflight?: string;
+  /**
+   * Tasks extension (2026 era, when the app gives `tasks`): `optional` — a client that declares
+   * `io.modelcontextprotocol/tasks` on the call gets a task made by the app's task source from what
+   * the method returns (others get the usual result); `required` — the method only makes sense as a
+   * task, so a client that does not declare the extension gets -32021. Any confirmation or other
+   * input round of the call completes before the task is made.
+   */
+  task?: 'optional' | 'required';
   /** Extra content items for the MCP result only (e.g. `resource_link`s to what the call created). */
   resourceLinks?: (value: unknown) => import('../dispatch/tool-result.js').McpContent[];
 }

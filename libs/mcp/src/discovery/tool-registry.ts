@@ -28,6 +28,8 @@ export interface RegisteredTool extends MethodBinding {
   readonly resourceLinks?: (value: unknown) => McpContent[];
   /** Method of the same provider run before a destructive tool's confirmation (`@McpTool({ preflight })`). */
   readonly preflight?: string;
+  /** Whether the tool may (`optional`) or must (`required`) answer with a task (`@McpTool({ task })`). */
+  readonly task?: 'optional' | 'required';
   /** Arguments mirrored into `Mcp-Param-*` headers (x-mcp-header), checked by HeaderMatchGuard. */
   readonly paramHeaders: readonly ParamHeader[];
 }
@@ -122,6 +124,7 @@ export class McpToolRegistry implements OnModuleInit {
       annotations,
       listing,
       ...(options.resourceLinks ? { resourceLinks: options.resourceLinks } : {}),
+      ...(options.task ? { task: options.task } : {}),
       ...(options.preflight ? { preflight: this.preflightOf(binding, options) } : {}),
       paramHeaders: this.paramHeaders(binding, options.name),
     };

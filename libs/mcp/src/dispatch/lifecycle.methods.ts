@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { McpConfig } from '../mcp-config.js';
-import { isLegacyRevision, type JsonObject, offeredCapabilities } from '../protocol/index.js';
+import { isLegacyRevision, type JsonObject, offeredCapabilities, TASKS_EXTENSION } from '../protocol/index.js';
 import { subscriptionOffer } from '../subscriptions/subscription-options.js';
 import type { McpCall, McpMethodHandler } from './mcp-call.js';
 
@@ -18,7 +18,12 @@ export class LifecycleMethods {
   constructor(private readonly config: McpConfig) {
     this.discover = {
       supportedVersions: [...config.protocolVersions],
-      capabilities: { ...offeredCapabilities(subscriptionOffer(config.options.subscriptions)), completions: {} },
+      capabilities: {
+        ...offeredCapabilities(subscriptionOffer(config.options.subscriptions)),
+        completions: {},
+        // Advertised only when the app keeps tasks somewhere (tasks.md §Capability Negotiation).
+        ...(config.options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       ...(config.instructions ? { instructions: config.instructions } : {}),
     };
     this.legacyCapabilities = {

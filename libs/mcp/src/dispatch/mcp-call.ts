@@ -28,6 +28,11 @@ export interface McpCallContext {
   readonly toolName: string;
   /** resources/read: the URI asked for. */
   readonly uri?: string;
+  /**
+   * tools/call of a `@McpTool({ task })` tool: true when the call will be answered with a task, made
+   * by the app's task source from what the method returns (start the work and return its handle).
+   */
+  readonly task?: boolean;
   /** completion/complete: the other arguments already filled in. */
   readonly arguments?: Record<string, string>;
 }

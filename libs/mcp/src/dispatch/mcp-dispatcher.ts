@@ -17,6 +17,7 @@ import { type McpCall, type McpMethodHandler, STREAM_OPENED } from './mcp-call.j
 import { ListenMethods } from '../subscriptions/listen.handler.js';
 import { PromptMethods } from './prompt.methods.js';
 import { ResourceMethods } from './resource.methods.js';
+import { TaskMethods } from './task.methods.js';
 import { ToolMethods } from './tool.methods.js';
 
 /** `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`). */
@@ -36,8 +37,9 @@ export class McpDispatcher {
     prompts: PromptMethods,
     completions: CompletionMethods,
     listen: ListenMethods,
+    tasks: TaskMethods,
   ) {
-    const groups = [lifecycle, tools, resources, prompts, completions, listen];
+    const groups = [lifecycle, tools, resources, prompts, completions, listen, tasks];
     for (const handler of groups.flatMap((group) => group.handlers())) {
       this.handlers.set(handler.method, handler);
     }

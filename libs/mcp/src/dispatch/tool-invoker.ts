@@ -27,12 +27,21 @@ export class ToolInvoker {
    * `confirm` wraps the run of a destructive tool; it is reached only once the arguments passed
    * validation and the tool's preflight, so a call that would be refused never asks anyone.
    */
-  async invoke(tool: RegisteredTool, args: JsonObject, call: McpCall, confirm?: (run: () => Promise<JsonObject>) => Promise<JsonObject>): Promise<JsonObject> {
+  async invoke(
+    tool: RegisteredTool,
+    args: JsonObject,
+    call: McpCall,
+    confirm?: (run: () => Promise<JsonObject>) => Promise<JsonObject>,
+    asTask?: (value: unknown) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
+    // `asTask`: the call is answered with a task made from the method's value (Tasks extension);
+    // a refusal by the method (4xx) still answers at once, and no task is made.
+    const finish = async (value: unknown) => (asTask ? asTask(value) : this.present(tool, value));
     try {
-      const prepared = await this.invoker.prepare(tool, args, call, { name: tool.name });
-      if (!confirm) return this.present(tool, await this.invoker.call(prepared));
+      const prepared = await this.invoker.prepare(tool, args, call, { name: tool.name, ...(asTask ? { task: true } : {}) });
+      if (!confirm) return await finish(await this.invoker.call(prepared));
       if (tool.preflight) await this.invoker.call(prepared, tool.preflight);
-      return await confirm(async () => this.present(tool, await this.invoker.call(prepared)));
+      return await confirm(async () => finish(await this.invoker.call(prepared)));
     } catch (error) {
       return this.failure(error, tool, call);
     }

@@ -8,6 +8,7 @@ import { AccessPolicy } from './access-policy.js';
 import type { McpCall, McpMethodHandler } from './mcp-call.js';
 import { type PagedList, pageResult } from './paged-list.js';
 import { insufficientScope } from './scope-challenge.js';
+import { TaskMethods } from './task.methods.js';
 import { ToolInvoker } from './tool-invoker.js';
 import { VisibleLists } from './visible-lists.js';
 import { DestructiveGate } from '../confirmation/destructive-gate.js';
@@ -24,6 +25,7 @@ export class ToolMethods {
     private readonly lists: VisibleLists,
     private readonly mrtr: MrtrService,
     private readonly gate: DestructiveGate,
+    private readonly tasks: TaskMethods,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -55,10 +57,14 @@ export class ToolMethods {
     // Gateway compatibility (seed 004): `payload` stands in for absent `arguments`.
     const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
     if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
+    // Decided before anything runs: a tool that needs a task refuses a client that cannot take one.
+    const asTask = this.tasks.modeOf(tool, call) === 'task' ? (value: unknown) => this.tasks.create(tool, args, value, call) : undefined;
+    // The task is made only once the method ran, so every input round of the call (the
+    // confirmation of a destructive tool) completes synchronously first (tasks.md §Task Creation).
     return this.mrtr.run(call, tool.name, args, (inputs) =>
       tool.annotations.destructiveHint
-        ? this.invoker.invoke(tool, args, call, (run) => this.gate.guard(tool, args, call, inputs, run))
-        : this.invoker.invoke(tool, args, call),
+        ? this.invoker.invoke(tool, args, call, (run) => this.gate.guard(tool, args, call, inputs, run), asTask)
+        : this.invoker.invoke(tool, args, call, undefined, asTask),
     );
   }
 }

@@ -45,6 +45,9 @@ export class RateLimitGuard implements CanActivate {
       if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
         const tool = this.tools.get(message.params.name);
         if (tool && !tool.annotations.readOnlyHint) this.check(res, await this.limits.consume('writes', key), id);
+      } else if (message.method === 'tasks/update' || message.method === 'tasks/cancel') {
+        // They change a task (answers, cancellation) like a write tool does.
+        this.check(res, await this.limits.consume('writes', key), id);
       }
     } catch (error) {
       if (error instanceof RateLimitStoreUnavailable) throw new McpRejectionError(unavailable(id));

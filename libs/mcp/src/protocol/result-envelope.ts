@@ -20,6 +20,9 @@ export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
 /** Methods that may answer `input_required` (2026-07-28 basic/patterns/mrtr §Supported Requests). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
+/** Results whose `ttlMs` is the task's lifetime (tasks.md §Tasks), not a cache hint: kept as the app gave it. */
+export const TASK_RESULT_METHODS: ReadonlySet<string> = new Set(['tasks/get']);
+
 const MODERN_ONLY_KEYS = ['resultType', 'ttlMs', 'cacheScope'] as const;
 
 /**
@@ -32,12 +35,16 @@ export function adaptResultForModernClient(method: string, result: JsonObject, s
   if (resultType === 'input_required' && !INPUT_REQUIRED_METHODS.has(method)) {
     throw new Error(`${method} may not answer input_required`);
   }
+  // tasks.md §Supported Methods: only tools/call may answer with a task.
+  if (resultType === 'task' && method !== 'tools/call') throw new Error(`${method} may not answer with a task`);
   const meta = { ...(result._meta as JsonObject | undefined), [META_SERVER_INFO]: serverInfo };
   const adapted: JsonObject = { resultType, ...result, _meta: meta };
   adapted.resultType = resultType;
   if (resultType === 'complete' && CACHEABLE_METHODS.has(method)) {
     adapted.ttlMs ??= 0;
     adapted.cacheScope ??= 'private';
+  } else if (resultType === 'task' || TASK_RESULT_METHODS.has(method)) {
+    delete adapted.cacheScope;
   } else {
     delete adapted.ttlMs;
     delete adapted.cacheScope;
@@ -51,6 +58,7 @@ export function adaptResultForModernClient(method: string, result: JsonObject, s
  */
 export function adaptResponseForLegacyClient(result: JsonObject): JsonObject {
   if (result.resultType === 'input_required') throw new Error('input_required has no meaning in the 2025 era');
+  if (result.resultType === 'task') throw new Error('tasks are a 2026-era extension');
   const adapted: JsonObject = { ...result };
   for (const key of MODERN_ONLY_KEYS) delete adapted[key];
   if (adapted._meta !== undefined && typeof adapted._meta === 'object' && adapted._meta !== null) {

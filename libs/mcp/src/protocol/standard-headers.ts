@@ -6,10 +6,14 @@ import { headerMismatch, type Rejection } from './rejection.js';
 export type HeaderReader = (lowerCaseName: string) => string | undefined;
 
 /** Which body field `Mcp-Name` mirrors, per method (2026-07-28 streamable-http §Request Metadata). */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // Tasks extension, tasks.md §Streamable HTTP: Routing Headers.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /**

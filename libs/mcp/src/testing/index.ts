@@ -44,7 +44,8 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
     'MCP-Protocol-Version': version,
     'Mcp-Method': method,
   };
-  const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
+  const name =
+    method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
   if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
   const body: McpTestRequest['body'] = { jsonrpc: '2.0', method, params: { ...params, _meta: meta } };
   if (!options.notification) body.id = options.id ?? nextId++;
