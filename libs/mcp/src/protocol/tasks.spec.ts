@@ -97,6 +97,6 @@ describe('TaskIdBinder', () => {
     const forged = Buffer.from(JSON.stringify(['t', 'exe_2'])).toString('base64url') + id.slice(id.indexOf('.'));
     expect(binder.open('acme:ana', forged)).toBeUndefined();
     expect(new TaskIdBinder(Buffer.from('other')).open('acme:ana', id)).toBeUndefined();
-    for (const junk of ['', '.', 'abc', 'x.y', `${'a'.repeat(2000)}.b`]) expect(binder.open('acme:ana', junk)).toBeUndefined();
+    for (const junk of ['', '.', 'abc', 'x.y', `${'a'.repeat(2000)}.b`, `${id}x`, `${id}=`]) expect(binder.open('acme:ana', junk)).toBeUndefined();
   });
 });

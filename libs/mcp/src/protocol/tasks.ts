@@ -153,7 +153,8 @@ export class TaskIdBinder {
     const payload = taskId.slice(0, dot);
     const given = Buffer.from(taskId.slice(dot + 1), 'base64url');
     const expected = this.mac(principalKey, payload);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    // Canonical encoding only: base64url decoding ignores stray trailing characters.
+    if (given.length !== expected.length || given.toString('base64url') !== taskId.slice(dot + 1) || !timingSafeEqual(given, expected)) return undefined;
     try {
       const value: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
       if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return { tool: value[0], id: value[1] };
