@@ -23,8 +23,9 @@ describe('server/discover (2026)', () => {
     expect(result).toEqual({
       resultType: 'complete',
       supportedVersions: ['2026-07-28', '2025-06-18', '2025-03-26'],
-      // Kadu's lists never change; executions can be followed on subscriptions/listen.
-      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {} },
+      // Kadu's lists never change; executions can be followed on subscriptions/listen, and
+      // kadu_tasks_run answers a task to clients that declare the Tasks extension (issue 19).
+      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
       instructions: expect.stringContaining('organisation'),
       ttlMs: 0,
       cacheScope: 'private',
