@@ -216,20 +216,18 @@ export class ExecutionTasks implements McpTaskSource {
    */
   private asks(row: TaskRow): Ask[] {
     const decided = decisionsOf(row);
-    const choices = this.choices(row);
-    if (choices.length) {
-      return choices
-        .filter((c) => decided[String(c.bank_line)] === undefined)
-        .map((c) => {
-          const schema = {
-            type: 'object',
-            properties: { ledger_id: { type: 'string', title: 'Ledger entry', enum: [...c.candidates, NONE], description: `"${NONE}" leaves the line unmatched` } },
-            required: ['ledger_id'],
-          };
-          const line = [c.date, c.description, c.amount].filter((v) => v !== undefined && v !== '').join(', ');
-          const message = `Bank line ${c.bank_line}${line ? ` (${line})` : ''} matches several ledger entries: ${c.candidates.join(', ')}. Which one is it?`;
-          return { key: `r${row.rounds}-line-${c.bank_line}`, request: InputRequests.form(message, schema), schema, line: c.bank_line };
-        });
+    const open = this.choices(row).filter((c) => decided[String(c.bank_line)] === undefined);
+    if (open.length) {
+      return open.map((c) => {
+        const schema = {
+          type: 'object',
+          properties: { ledger_id: { type: 'string', title: 'Ledger entry', enum: [...c.candidates, NONE], description: `"${NONE}" leaves the line unmatched` } },
+          required: ['ledger_id'],
+        };
+        const line = [c.date, c.description, c.amount].filter((v) => v !== undefined && v !== '').join(', ');
+        const message = `Bank line ${c.bank_line}${line ? ` (${line})` : ''} matches several ledger entries: ${c.candidates.join(', ')}. Which one is it?`;
+        return { key: `r${row.rounds}-line-${c.bank_line}`, request: InputRequests.form(message, schema), schema, line: c.bank_line };
+      });
     }
     const question = row.question as { text?: string; answer_format?: string } | null;
     const schema = { type: 'object', properties: { answers: { type: 'string', title: 'Answer', description: `A JSON object${question?.answer_format ? `: ${question.answer_format}` : ''}` } }, required: ['answers'] };
