@@ -10,7 +10,7 @@ import {
   type McpTaskRef,
   type McpTaskSource,
   type McpTaskState,
-} from '@app/mcp';
+} from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { ApiError } from '../common/api-error.js';
 import { isId } from '../common/ids.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { McpInputRound, McpTaskCaller, McpTaskCreation, McpTaskRef, McpTaskSource, McpTaskState } from '@app/mcp';
+import type { McpInputRound, McpTaskCaller, McpTaskCreation, McpTaskRef, McpTaskSource, McpTaskState } from '@kobana/nest-mcp';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InputRequests, McpArg, McpContext, McpInputs, McpTool, McpToolResult, type McpCallContext, type McpInputRound } from '@app/mcp';
+import { InputRequests, McpArg, McpContext, McpInputs, McpTool, McpToolResult, type McpCallContext, type McpInputRound } from '@kobana/nest-mcp';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { type FixtureJob, FixtureTaskStore } from './fixture-task-store.js';
 
