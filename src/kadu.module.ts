@@ -7,6 +7,7 @@ import { FilesController } from './api/files.controller.js';
 import { TasksController } from './api/tasks.controller.js';
 import { WebhooksController } from './api/webhooks.controller.js';
 import { ApiRateLimitGuard } from './auth/api-rate-limit.guard.js';
+import { MEMBERSHIP } from './auth/membership.js';
 import { PermissionGuard } from './auth/permission.guard.js';
 import { IdempotencyService } from './common/idempotency.service.js';
 import { Paginator } from './common/pagination.js';
@@ -87,6 +88,8 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     PermissionGuard,
     ApiRateLimitGuard,
     OrgContextService,
+    // The bearer strategies apply the member's current role to every verified token (AuthModule).
+    { provide: MEMBERSHIP, useExisting: OrgContextService },
     IdempotencyService,
     AccountService,
     TasksService,
@@ -105,6 +108,6 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     KaduCompletionsService,
     KaduConfirmations,
   ],
-  exports: [STATE_KEY, KaduConfirmations],
+  exports: [STATE_KEY, KaduConfirmations, MEMBERSHIP],
 })
 export class KaduModule {}

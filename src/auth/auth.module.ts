@@ -1,9 +1,10 @@
-import { Controller, Get, Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Controller, Get, Global, Inject, Injectable, Module, type OnModuleInit, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { PassportModule } from '@nestjs/passport';
 import { ApiAuthGuard, McpAuthGuard } from './auth.guards.js';
 import { ApiBearerStrategy, bindAuth, McpBearerStrategy } from './bearer.strategies.js';
+import { MEMBERSHIP, type MembershipCheck } from './membership.js';
 import { TokenVerifier } from './token-verifier.js';
 
 /** Development JWKS: lets other local tools verify the app's development tokens. */
@@ -24,11 +25,17 @@ class AuthBinder implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly verifier: TokenVerifier,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(MEMBERSHIP) private readonly membership?: MembershipCheck,
   ) {}
 
   onModuleInit(): void {
     const express = this.adapterHost.httpAdapter.getInstance() as { locals: Record<string, unknown> };
-    bindAuth(express.locals, { verifier: this.verifier, mcpAudience: this.config.mcpAudience, apiAudience: this.config.apiAudience });
+    bindAuth(express.locals, {
+      verifier: this.verifier,
+      mcpAudience: this.config.mcpAudience,
+      apiAudience: this.config.apiAudience,
+      ...(this.membership ? { membership: this.membership } : {}),
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import bearer from 'passport-http-bearer';
 import type { KaduPrincipal } from './kadu-principal.js';
+import type { MembershipCheck } from './membership.js';
 import { TokenVerifier } from './token-verifier.js';
 
 // Default import: under vitest in an ESM project the CJS named export is lost (toolchain.md §4.4).
@@ -25,6 +26,8 @@ export interface AuthBinding {
   verifier: TokenVerifier;
   mcpAudience: string;
   apiAudience: string;
+  /** The member's current standing, applied after the token is verified (absent in apps without the Kadu domain). */
+  membership?: MembershipCheck;
 }
 
 export function bindAuth(locals: Record<string, unknown>, binding: AuthBinding): void {
@@ -38,7 +41,7 @@ function bindingOf(req: Request): AuthBinding {
 }
 
 async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Promise<KaduPrincipal | false> {
-  const { verifier, mcpAudience, apiAudience } = bindingOf(req);
+  const { verifier, mcpAudience, apiAudience, membership } = bindingOf(req);
   const audience = door === 'mcp' ? mcpAudience : apiAudience;
   // passport-http-bearer also reads `access_token` from the query and body; a token there leaks into
   // logs and histories, so only the Authorization header counts (security.md).
@@ -48,7 +51,7 @@ async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Prom
     return false;
   }
   const result = await verifier.verify(token, audience);
-  if (result.ok) return result.principal;
+  if (result.ok) return membership ? membership.effective(result.principal, result.issuedAt) : result.principal;
   failures.set(req, result.reason);
   return false;
 }
