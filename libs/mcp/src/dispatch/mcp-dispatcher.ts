@@ -7,9 +7,12 @@ import { McpConfig } from '../mcp-config.js';
 import {
   adaptResponseForLegacyClient,
   adaptResultForModernClient,
+  encodedOf,
   methodNotFound,
   type Rejection,
   serializeSuccess,
+  successHead,
+  successTail,
 } from '../protocol/index.js';
 import { CompletionMethods } from './completion.methods.js';
 import { LifecycleMethods } from './lifecycle.methods.js';
@@ -19,9 +22,12 @@ import { PromptMethods } from './prompt.methods.js';
 import { ResourceMethods } from './resource.methods.js';
 import { ToolMethods } from './tool.methods.js';
 
-/** `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`). */
-/** `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen). */
-export type DispatchOutcome = { status: 200; body: string; toolError?: boolean } | { rejection: Rejection } | { streamed: true };
+/**
+ * `body`: the JSON text, or its bytes in parts (a shared result's pre-encoded tail after the id).
+ * `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`).
+ * `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen).
+ */
+export type DispatchOutcome = { status: 200; body: string | readonly Buffer[]; toolError?: boolean } | { rejection: Rejection } | { streamed: true };
 
 /** Routes one request that passed the ladder to its method handler and adapts the result to the era. */
 @Injectable()
@@ -72,6 +78,16 @@ export class McpDispatcher {
     try {
       const result = await handler.handle(call);
       if (result === STREAM_OPENED) return { streamed: true };
+      const encoded = encodedOf(result);
+      if (encoded) {
+        // A shared result (a list page): adapted and encoded once per era, only the id is new.
+        let tail = encoded.get(era.era);
+        if (!tail) {
+          tail = successTail(era.era === 'modern' ? adaptResultForModernClient(message.method, result, this.config.serverInfo) : adaptResponseForLegacyClient(result));
+          encoded.set(era.era, tail);
+        }
+        return { status: 200, body: [successHead(id), tail] };
+      }
       const adapted =
         era.era === 'modern'
           ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
