@@ -12,8 +12,8 @@ export type Verification = { ok: true; principal: KaduPrincipal; issuedAt?: numb
 
 /**
  * Verified tokens are kept this long at most (and never past their `exp`): long enough that a
- * client's burst of calls verifies its token once, short enough that a key withdrawn from the
- * authorization server's JWKS stops opening the door within a minute.
+ * client's burst of calls verifies its token once, short enough to bound how long a cached
+ * verdict outlives anything else (a refreshed key set that withdraws a key clears the cache at once).
  */
 export const VERIFIED_TOKEN_MAX_AGE_MS = 60_000;
 /** Distinct tokens kept per process; beyond it the oldest is verified again on its next use. */
@@ -48,6 +48,7 @@ type KeySet = Parameters<typeof jwtVerify>[1];
 export class TokenVerifier implements OnModuleInit {
   private keys!: KeySet;
   private publicJwks: { keys: object[] } = { keys: [] };
+  private keySetFingerprint = '';
   private readonly verified = new BoundedTtlCache<{ principal: KaduPrincipal; issuedAt?: number }>(VERIFIED_TOKEN_MAX_ENTRIES);
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
@@ -66,9 +67,24 @@ export class TokenVerifier implements OnModuleInit {
           // No key for this token is the token's problem; anything else is the key server's.
           if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
           throw new KeySetUnavailable(error);
+        } finally {
+          this.noteKeySet(remote.jwks());
         }
       }) as KeySet;
     }
+  }
+
+  /**
+   * Runs after every fresh verification against the remote key set: when jose has fetched a key
+   * set that differs from the last one seen (a key added or withdrawn), every cached token is
+   * verified afresh on its next use, so a withdrawn key stops opening the door as soon as the key
+   * set is refreshed — not up to VERIFIED_TOKEN_MAX_AGE_MS later.
+   */
+  private noteKeySet(set: { keys?: object[] } | undefined): void {
+    const fingerprint = JSON.stringify(set?.keys ?? []);
+    if (fingerprint === this.keySetFingerprint) return;
+    this.keySetFingerprint = fingerprint;
+    this.verified.clear();
   }
 
   /** The development JWKS, published so that other tools can verify local tokens. */
