@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { McpToolRegistry } from '@app/mcp';
 import { legacyRequest, modernRequest, type McpTestRequest } from '@app/mcp/testing/index.js';
-import { ToolMethods } from '../../libs/mcp/src/dispatch/tool.methods.js';
+import { ToolHandler } from '../../libs/mcp/src/dispatch/tool.methods.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { PRINCIPALS } from '../fixtures/tools-app/principal.js';
 import { expectRpcError, expectRpcResult } from '../support/wire.js';
@@ -98,7 +98,7 @@ describe.each(ERAS)('tools/list, %s era', (era, build) => {
 
 describe('no schema work and no serialization on the request path', () => {
   it('serves one cached page object per visibility and page', () => {
-    const tools = t.app.get(ToolMethods);
+    const tools = t.app.get(ToolHandler);
     const a = tools.visibleTools(PRINCIPALS['admin-token']);
     const b = tools.visibleTools({ ...PRINCIPALS['admin-token']!, scopes: ['notes.write', 'notes.read'] });
     expect(b).toBe(a);

@@ -36,10 +36,8 @@ export interface IssuedApproval {
   readonly expiresAt: string;
 }
 
-const DEFAULT_TTL_MS = 10 * 60_000;
 /** How long past its expiry a link still finds its record, so its page can say "expired" rather than "not valid". */
 const EXPIRED_GRACE_MS = 60 * 60_000;
-const DEFAULT_MAX_PENDING = 20;
 
 /** A principal already holds as many undecided approvals as allowed; nothing new is stored. */
 export class TooManyPendingApprovals extends Error {
@@ -68,8 +66,8 @@ export class ApprovalsService {
     private readonly config: McpConfig,
     @Inject(MCP_STATE_STORE) private readonly store: McpStateStore,
   ) {
-    this.ttlMs = config.options.approvals?.ttlMs ?? DEFAULT_TTL_MS;
-    this.maxPending = config.options.approvals?.maxPendingPerPrincipal ?? DEFAULT_MAX_PENDING;
+    this.ttlMs = config.approvalTtlMs;
+    this.maxPending = config.maxPendingApprovals;
   }
 
   /**

@@ -1,7 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { McpRejectionError, setCommonHeaders } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { McpRejectionError } from '../errors.js';
+import { setCommonHeaders } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
 import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
 

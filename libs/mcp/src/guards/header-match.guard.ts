@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { McpRejectionError } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { McpRejectionError } from '../errors.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { checkParamHeaders, checkStandardHeaders } from '../protocol/index.js';
 

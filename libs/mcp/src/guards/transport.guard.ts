@@ -1,8 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { readBody } from '../http/read-body.js';
-import { McpRejectionError } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { readBody } from '../call/read-body.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import {

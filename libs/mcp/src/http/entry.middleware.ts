@@ -2,7 +2,7 @@ import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { exchangeOf } from './exchange.js';
+import { exchangeOf } from '../call/exchange.js';
 import { bodyTooLarge, HEADER_PROTOCOL_VERSION, isOriginAllowed, originForbidden } from '../protocol/index.js';
 import { sendRejection, setCommonHeaders } from './send.js';
 

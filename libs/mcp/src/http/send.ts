@@ -27,11 +27,3 @@ export function sendRejection(res: Response, rejection: Rejection): void {
   }
   sendJson(res, rejection.status, rejectionBody(rejection));
 }
-
-/** A rejection thrown from a guard or handler; the endpoint's exception filter writes it. */
-export class McpRejectionError extends Error {
-  constructor(readonly rejection: Rejection) {
-    super(rejection.message);
-    this.name = 'McpRejectionError';
-  }
-}

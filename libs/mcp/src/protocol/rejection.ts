@@ -117,6 +117,26 @@ export function invalidParams(id: JsonRpcId | null, message: string, data?: unkn
   return reject('invalid_params', 200, ErrorCode.InvalidParams, message, id, data === undefined ? {} : { data });
 }
 
+/** Rung 10: a budget is spent; the client retries after `retryAfter` seconds. */
+export function tooManyRequests(id: JsonRpcId | null, retryAfter: number): Rejection {
+  return reject('rate_limited', 429, ErrorCode.InvalidRequest, `Too many requests: retry after ${retryAfter} s`, id, {
+    data: { retry_after: retryAfter },
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+}
+
+/** A store or dependency cannot be reached: 503 with Retry-After, never an unchecked pass (security.md §Failure). */
+export function serviceUnavailable(id: JsonRpcId | null, retryAfter = 5, what = 'the rate-limit store'): Rejection {
+  return reject(
+    'service_unavailable',
+    503,
+    ErrorCode.InternalError,
+    `Service unavailable (${what} cannot be reached): retry after ${retryAfter} s`,
+    id,
+    { data: { retry_after: retryAfter }, headers: { 'Retry-After': String(retryAfter) } },
+  );
+}
+
 export function rejectionBody(r: Rejection): string {
   if (r.exactBody !== undefined) return r.exactBody;
   const error: { code: number; message: string; data?: unknown } = { code: r.code, message: r.message };

@@ -20,8 +20,9 @@ import {
 import type { Request, Response } from 'express';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
-import type { McpExchange } from '../http/exchange.js';
+import type { McpExchange, McpTarget } from '../call/exchange.js';
 import { isPlainObject, type Rejection } from '../protocol/index.js';
+import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
 
 const SCOPE = '@app/mcp';
@@ -59,6 +60,7 @@ export class McpTelemetry {
   constructor(
     private readonly tools: McpToolRegistry,
     private readonly catalog: McpCatalogRegistry,
+    limits: RateLimits,
   ) {
     // Instruments are taken when the module is built: the app registers its SDK before that.
     const meter = metrics.getMeter(SCOPE);
@@ -74,6 +76,7 @@ export class McpTelemetry {
       unit: '{request}',
       description: 'Requests refused with 429 because a rate-limit budget was spent, by budget.',
     });
+    limits.onRefusal((budget) => this.refused(budget));
   }
 
   /** Marks when the request reached the endpoint (the entry middleware, before authentication). */
@@ -172,13 +175,6 @@ export class McpTelemetry {
   refused(budget: string): void {
     if (this.enabled) this.refusals.add(1, { 'mcp.rate_limit.budget': budget });
   }
-}
-
-export interface McpTarget {
-  /** The low-cardinality target of the span name (a served tool or prompt). */
-  readonly name?: string;
-  readonly uri?: string;
-  readonly attributes: Attributes;
 }
 
 function errorTypeOf(outcome: McpOutcome): string | undefined {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpConfig } from '../mcp-config.js';
 import { isLegacyRevision, type JsonObject, offeredCapabilities } from '../protocol/index.js';
 import { subscriptionOffer } from '../subscriptions/subscription-options.js';
-import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 
 /**
  * Discovery and handshake. In 2026 `listChanged`/`subscribe` mean "deliverable on
@@ -11,14 +11,14 @@ import type { McpCall, McpMethodHandler } from './mcp-call.js';
  * advertising them false.
  */
 @Injectable()
-export class LifecycleMethods {
+export class LifecycleHandler {
   private readonly discover: JsonObject;
   private readonly legacyCapabilities: JsonObject;
 
   constructor(private readonly config: McpConfig) {
     this.discover = {
       supportedVersions: [...config.protocolVersions],
-      capabilities: { ...offeredCapabilities(subscriptionOffer(config.options.subscriptions)), completions: {} },
+      capabilities: { ...offeredCapabilities(subscriptionOffer(config.subscriptions)), completions: {} },
       ...(config.instructions ? { instructions: config.instructions } : {}),
     };
     this.legacyCapabilities = {
@@ -26,7 +26,7 @@ export class LifecycleMethods {
       resources: { subscribe: false, listChanged: false },
       prompts: { listChanged: false },
       completions: {},
-      ...(config.options.legacyLogging ? { logging: {} } : {}),
+      ...(config.legacyLogging ? { logging: {} } : {}),
     };
   }
 
@@ -37,8 +37,8 @@ export class LifecycleMethods {
       { method: 'ping', eras: ['legacy'], handle: () => ({}) },
     ];
     // A stateless server cannot remember a level; it only acknowledges, when the adopter opts in.
-    if (this.config.options.legacyLogging) handlers.push({ method: 'logging/setLevel', eras: ['legacy'], handle: () => ({}) });
-    if (this.config.options.legacySubscriptions) {
+    if (this.config.legacyLogging) handlers.push({ method: 'logging/setLevel', eras: ['legacy'], handle: () => ({}) });
+    if (this.config.legacySubscriptions) {
       handlers.push({ method: 'resources/subscribe', eras: ['legacy'], handle: () => ({}) });
       handlers.push({ method: 'resources/unsubscribe', eras: ['legacy'], handle: () => ({}) });
     }

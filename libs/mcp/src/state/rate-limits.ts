@@ -1,16 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { McpConfig } from '../mcp-config.js';
-import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from '../state/mcp-state-store.js';
-
-export type BudgetName = 'general' | 'writes' | 'failedAuth';
-
-export interface RateBudget {
-  /** Requests allowed per window. */
-  points: number;
-  durationSec: number;
-}
+import { StoreUnavailable } from '../errors.js';
+import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from './mcp-state-store.js';
+import { type BudgetName, MCP_STATE_OPTIONS, type McpStateOptions, type RateBudget } from './mcp-state.options.js';
 
 /** Defaults documented in the README: generous for reads, tighter for writes and failed logins. */
 export const DEFAULT_BUDGETS: Record<BudgetName, RateBudget> = {
@@ -27,9 +19,6 @@ export interface RateVerdict {
   readonly resetSec: number;
 }
 
-/** The store could not be asked: refuse (503), never let the request through unchecked. */
-export class RateLimitStoreUnavailable extends Error {}
-
 /**
  * Per-principal (and, for failed logins, per-address) budgets kept in the MCP state store, so a
  * limit holds across replicas and across doors: the REST API spends the same principal budgets.
@@ -37,24 +26,26 @@ export class RateLimitStoreUnavailable extends Error {}
 @Injectable()
 export class RateLimits {
   private readonly limiters = new Map<BudgetName, { budget: RateBudget; limiter: McpRateLimiter }>();
+  private readonly refusalListeners: ((budget: BudgetName) => void)[] = [];
 
-  constructor(
-    config: McpConfig,
-    @Inject(MCP_STATE_STORE) store: McpStateStore,
-    private readonly telemetry: McpTelemetry,
-  ) {
-    const configured = config.options.rateLimits;
+  constructor(@Inject(MCP_STATE_STORE) store: McpStateStore, @Inject(MCP_STATE_OPTIONS) options: McpStateOptions) {
+    const configured = options.rateLimits;
     for (const name of Object.keys(DEFAULT_BUDGETS) as BudgetName[]) {
       const budget = configured?.[name] ?? DEFAULT_BUDGETS[name];
       if (budget) this.limiters.set(name, { budget, limiter: store.limiter(name, budget.points, budget.durationSec) });
     }
   }
 
+  /** Called on every refusal, whichever door spent the budget (the module's telemetry counts them). */
+  onRefusal(listener: (budget: BudgetName) => void): void {
+    this.refusalListeners.push(listener);
+  }
+
   enabled(name: BudgetName): boolean {
     return this.limiters.has(name);
   }
 
-  /** Spends `points` of a budget; a verdict either way, or RateLimitStoreUnavailable. */
+  /** Spends `points` of a budget; a verdict either way, or StoreUnavailable. */
   async consume(name: BudgetName, key: string, points = 1): Promise<RateVerdict | undefined> {
     const entry = this.limiters.get(name);
     if (!entry) return undefined;
@@ -62,10 +53,10 @@ export class RateLimits {
       return verdict(entry.budget, await entry.limiter.consume(key, points), true);
     } catch (outcome) {
       if (outcome instanceof RateLimiterRes) {
-        this.telemetry.refused(name);
+        for (const listener of this.refusalListeners) listener(name);
         return verdict(entry.budget, outcome, false);
       }
-      throw new RateLimitStoreUnavailable(String(outcome));
+      throw new StoreUnavailable(outcome, 'the rate-limit store');
     }
   }
 
@@ -77,7 +68,7 @@ export class RateLimits {
     try {
       res = await entry.limiter.get(key);
     } catch (error) {
-      throw new RateLimitStoreUnavailable(String(error));
+      throw new StoreUnavailable(error, 'the rate-limit store');
     }
     if (!res) return { allowed: true, limit: entry.budget.points, remaining: entry.budget.points, resetSec: entry.budget.durationSec };
     return verdict(entry.budget, res, res.consumedPoints < entry.budget.points);

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from '../auth/principal.js';
-import type { InputRound } from '../confirmation/inputs.js';
+import type { AnswerSite } from '../errors.js';
+import type { McpConfig } from '../mcp-config.js';
+import type { McpInputRound } from './inputs.js';
 import type { ClientInfo, EraDecision, JsonObject, JsonRpcId } from '../protocol/index.js';
 
 /** One JSON-RPC request that passed the ladder, as handlers see it. */
@@ -14,7 +16,7 @@ export interface McpCall {
   readonly req: Request;
   readonly res: Response;
   /** The MRTR round, for tools/call, prompts/get and resources/read (set by MrtrService). */
-  inputs?: InputRound;
+  inputs?: McpInputRound;
 }
 
 /** What `@McpContext()` gives a tool method. */
@@ -39,4 +41,17 @@ export interface McpMethodHandler {
   readonly method: string;
   readonly eras: readonly ('modern' | 'legacy')[];
   handle(call: McpCall): Promise<JsonObject | typeof STREAM_OPENED> | JsonObject;
+}
+
+/** Where an error thrown while serving `call` is answered (see errors.ts). */
+export function answerSiteOf(call: McpCall, where: 'tool' | 'method', config: McpConfig): AnswerSite {
+  const uri = call.method === 'resources/read' && typeof call.params.uri === 'string' ? call.params.uri : undefined;
+  return {
+    where,
+    id: call.id,
+    era: call.era.era,
+    ...(uri === undefined ? {} : { uri }),
+    errorBody: config.errorBody,
+    requestId: () => call.requestId,
+  };
 }

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
-import { McpRejectionError } from '../http/send.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
-import { toPromptResult } from './catalog-results.js';
-import { asHandlerError } from './handler-errors.js';
-import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { toPromptResult } from '../call/catalog-results.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 import { VisibleLists } from './visible-lists.js';
@@ -15,7 +14,7 @@ import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `prompts/list` and `prompts/get` (both eras). */
 @Injectable()
-export class PromptMethods {
+export class PromptHandler {
   constructor(
     private readonly catalog: McpCatalogRegistry,
     private readonly lists: VisibleLists,
@@ -59,13 +58,10 @@ export class PromptMethods {
       }
       args[declared.name] = value;
     }
+    // What the app's method throws is answered by the one map (errors.ts).
     return this.mrtr.run(call, prompt.name, args, async () => {
-      try {
-        const value = await this.invoker.invoke(prompt, args, call, { name: prompt.name });
-        return toPromptResult(value, prompt.listing.description as string | undefined);
-      } catch (error) {
-        throw asHandlerError(error, this.config, call.id);
-      }
+      const value = await this.invoker.invoke(prompt, args, call, { name: prompt.name });
+      return toPromptResult(value, prompt.listing.description as string | undefined);
     });
   }
 }

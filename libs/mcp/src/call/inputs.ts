@@ -1,39 +1,5 @@
-import { isPlainObject, type JsonObject } from '../protocol/index.js';
-
-/** One request embedded in an `input_required` result (2026-07-28 MRTR). */
-export type InputRequest =
-  | { method: 'elicitation/create'; params: { mode?: 'form'; message: string; requestedSchema: JsonObject } }
-  | { method: 'elicitation/create'; params: { mode: 'url'; message: string; url: string } }
-  | { method: 'sampling/createMessage'; params: JsonObject & { messages: unknown[]; maxTokens: number } }
-  | { method: 'roots/list'; params: JsonObject };
-
-export type InputKind = 'form' | 'url' | 'sampling' | 'roots';
-
-export const InputRequests = {
-  form: (message: string, requestedSchema: JsonObject): InputRequest => ({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }),
-  url: (message: string, url: string): InputRequest => ({ method: 'elicitation/create', params: { mode: 'url', message, url } }),
-  sampling: (params: JsonObject & { messages: unknown[]; maxTokens: number }): InputRequest => ({ method: 'sampling/createMessage', params }),
-  roots: (): InputRequest => ({ method: 'roots/list', params: {} }),
-};
-
-export function kindOf(request: InputRequest): InputKind {
-  if (request.method === 'sampling/createMessage') return 'sampling';
-  if (request.method === 'roots/list') return 'roots';
-  return request.params.mode === 'url' ? 'url' : 'form';
-}
-
-/** Thrown by `InputRound.require`: the module answers `input_required` (or refuses, in the 2025 era). */
-export class InputRequiredSignal {
-  constructor(
-    readonly requests: Readonly<Record<string, InputRequest>>,
-    readonly state: unknown,
-  ) {}
-}
-
-/** Asked for a kind of input the client did not declare in this request's envelope. */
-export class MissingCapabilitySignal {
-  constructor(readonly required: JsonObject) {}
-}
+import { InputRequiredSignal, MissingCapabilitySignal } from '../errors.js';
+import { type InputKind, type InputRequest, isPlainObject, type JsonObject, kindOf } from '../protocol/index.js';
 
 export interface ElicitResult {
   action: 'accept' | 'decline' | 'cancel';
@@ -41,11 +7,11 @@ export interface ElicitResult {
 }
 
 /**
- * What a tool, prompt or resource handler gets with `@InputRound()`: the answers to what it asked
+ * What a tool, prompt or resource handler gets with `@McpInputs()`: the answers to what it asked
  * in an earlier round (validated, unknown keys ignored), its own state from that round, and
  * `require()` to ask for more. Only the 2026 era can carry input requests.
  */
-export class InputRound {
+export class McpInputRound {
   constructor(
     readonly era: 'modern' | 'legacy',
     private readonly capabilities: JsonObject,

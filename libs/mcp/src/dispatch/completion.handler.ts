@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { completionKey, McpCatalogRegistry } from '../discovery/catalog-registry.js';
-import { McpRejectionError } from '../http/send.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
-import { asHandlerError } from './handler-errors.js';
-import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 
 const MAX_VALUES = 100;
@@ -15,7 +14,7 @@ const MAX_VALUES = 100;
  * provider, or from the argument's enum; a reference the caller cannot see is unknown (-32602).
  */
 @Injectable()
-export class CompletionMethods {
+export class CompletionHandler {
   constructor(
     private readonly catalog: McpCatalogRegistry,
     private readonly access: AccessPolicy,
@@ -54,12 +53,9 @@ export class CompletionMethods {
     let values: string[];
     if (provider) {
       const others = isPlainObject(context) && isPlainObject(context.arguments) ? (context.arguments as Record<string, string>) : {};
-      try {
-        const result = await this.invoker.invoke(provider, { value: argument.value }, call, { name: argument.name, arguments: others });
-        values = Array.isArray(result) ? result.filter((v): v is string => typeof v === 'string') : [];
-      } catch (error) {
-        throw asHandlerError(error, this.config, call.id);
-      }
+      // What the provider throws is answered by the one map (errors.ts), in the dispatcher.
+      const result = await this.invoker.invoke(provider, { value: argument.value }, call, { name: argument.name, arguments: others });
+      values = Array.isArray(result) ? result.filter((v): v is string => typeof v === 'string') : [];
     } else {
       values = (candidates ?? []).filter((v) => v.startsWith(argument.value as string));
     }

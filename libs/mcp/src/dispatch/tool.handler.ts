@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../auth/principal.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
-import { McpRejectionError } from '../http/send.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
-import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { type PagedList, pageResult } from './paged-list.js';
 import { insufficientScope } from './scope-challenge.js';
 import { ToolInvoker } from './tool-invoker.js';
@@ -15,7 +15,7 @@ import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `tools/list` and `tools/call` (both eras). */
 @Injectable()
-export class ToolMethods {
+export class ToolHandler {
   constructor(
     private readonly registry: McpToolRegistry,
     private readonly access: AccessPolicy,

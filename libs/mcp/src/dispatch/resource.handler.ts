@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
-import { McpRejectionError } from '../http/send.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { invalidParams, type JsonObject } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
-import { toResourceContents } from './catalog-results.js';
-import { asHandlerError } from './handler-errors.js';
-import type { McpCall, McpMethodHandler } from './mcp-call.js';
+import { toResourceContents } from '../call/catalog-results.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 import { VisibleLists } from './visible-lists.js';
@@ -15,7 +14,7 @@ import { MrtrService } from '../confirmation/mrtr.service.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read` (both eras). */
 @Injectable()
-export class ResourceMethods {
+export class ResourceHandler {
   constructor(
     private readonly catalog: McpCatalogRegistry,
     private readonly lists: VisibleLists,
@@ -55,13 +54,10 @@ export class ResourceMethods {
     if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
     const args: JsonObject = {};
     if ('template' in match) for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
+    // What the app's method throws is answered by the one map (errors.ts): a 404 is "resource not found".
     return this.mrtr.run(call, uri, { uri }, async () => {
-      try {
-        const value = await this.invoker.invoke(target, args, call, { name, uri });
-        return { contents: toResourceContents(uri, target.mimeType, value) };
-      } catch (error) {
-        throw asHandlerError(error, this.config, call.id, { uri });
-      }
+      const value = await this.invoker.invoke(target, args, call, { name, uri });
+      return { contents: toResourceContents(uri, target.mimeType, value) };
     });
   }
 }

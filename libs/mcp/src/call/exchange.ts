@@ -1,7 +1,14 @@
-import type { Context, Span, SpanContext } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext } from '@opentelemetry/api';
 import type { Request } from 'express';
 import type { EraDecision, JsonRpcMessage } from '../protocol/index.js';
-import type { McpTarget } from '../telemetry/mcp-telemetry.js';
+
+/** The tool, prompt or resource a request names, as the telemetry records it. */
+export interface McpTarget {
+  /** The low-cardinality target of the span name (a served tool or prompt). */
+  readonly name?: string;
+  readonly uri?: string;
+  readonly attributes: Attributes;
+}
 
 /** What the ladder learnt about one HTTP request, handed from guard to guard to the controller. */
 export interface McpExchange {

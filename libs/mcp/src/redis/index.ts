@@ -1,0 +1,2 @@
+// The Redis backend of the state store (needs ioredis): `@app/mcp/redis`.
+export { RedisStateStore, type RedisStateStoreOptions } from '../state/redis-state-store.js';
