@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { protocol } from '@app/mcp';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@app/mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
 import type { Logger } from 'pino';
@@ -35,7 +35,7 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
   const json = express.json({
     limit: config.bodyLimit,
     verify: (_req, _res, buf) => {
-      if (protocol.jsonTextTooDeep(buf.toString('utf8'), protocol.DEFAULT_MAX_JSON_DEPTH)) throw new NestingTooDeep();
+      if (jsonTextTooDeep(buf.toString('utf8'), DEFAULT_MAX_JSON_DEPTH)) throw new NestingTooDeep();
     },
   });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
@@ -55,7 +55,7 @@ class NestingTooDeep extends Error {}
 function sendParserError(res: Response, error: unknown): void {
   const { status, type } = error as { status?: number; type?: string };
   if (error instanceof NestingTooDeep || (error as { cause?: unknown }).cause instanceof NestingTooDeep) {
-    const detail = `The body nests deeper than ${protocol.DEFAULT_MAX_JSON_DEPTH} levels`;
+    const detail = `The body nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`;
     res.status(400).json({ status: 400, errors: [{ code: 'nesting_too_deep', title: 'JSON nested too deeply', detail }] });
     return;
   }

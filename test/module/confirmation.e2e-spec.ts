@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { RedisStateStore } from '@app/mcp';
+import { RedisStateStore } from '@app/mcp/redis';
 import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { approvalPath, decide } from '../support/approvals.js';
