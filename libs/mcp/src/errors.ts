@@ -13,7 +13,7 @@
  * | anything else                            | result `isError`, masked    | 500 `-32603`, masked               | 500 `-32603`, masked         |
  *
  * "Masked": the client gets the request id only; the error goes to the log (docs/security.md §Errors).
- * Rows and statuses are pinned by libs/mcp/test/module/tools-call, catalog and mrtr e2e tests.
+ * Rows and statuses are pinned by libs/mcp/test/module/ (tools-call, catalog, mrtr) and test/kadu/rate-limits.
  */
 import { HttpException } from '@nestjs/common';
 import {

@@ -1,10 +1,10 @@
 import request from 'supertest';
 import { McpToolRegistry } from '@app/mcp';
 import { legacyRequest, modernRequest, type McpTestRequest } from '@app/mcp/testing/index.js';
-import { ToolHandler } from '../../libs/mcp/src/dispatch/tool.handler.js';
+import { ToolHandler } from '../../src/dispatch/tool.handler.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { PRINCIPALS } from '../fixtures/tools-app/principal.js';
-import { expectRpcError, expectRpcResult } from '../support/wire.js';
+import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
 
 /** Issue 3: listing — one authorization decision, deterministic order, sealed cursors, cached pages. */
 let t: ToolsApp;

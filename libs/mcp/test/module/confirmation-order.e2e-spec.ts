@@ -6,8 +6,8 @@ import request from 'supertest';
 import { IsString, Matches, MaxLength } from 'class-validator';
 import { InMemoryStateStore, McpArg, McpInput, McpModule, type McpModuleOptions, type McpPrincipal, McpTool } from '@app/mcp';
 import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
-import { approvalPath, decide } from '../support/approvals.js';
-import { expectRpcError, expectRpcResult } from '../support/wire.js';
+import { approvalPath, decide } from '../../../../test/support/approvals.js';
+import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
 
 /**
  * Issue 13 in the module: a destructive tool asks nobody until its arguments pass validation and
