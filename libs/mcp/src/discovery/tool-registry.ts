@@ -82,7 +82,7 @@ export class McpToolRegistry implements OnModuleInit {
     try {
       return paramHeadersOf(binding.inputSchema);
     } catch (error) {
-      throw new Error(`tool '${name}' on ${binding.location}: ${(error as Error).message}`);
+      throw new Error(`tool '${name}' on ${binding.location}: ${(error as Error).message}`, { cause: error });
     }
   }
 

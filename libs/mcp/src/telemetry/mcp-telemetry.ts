@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import {
   type Attributes,
-  type Context,
   context,
   type Counter,
   createNoopMeter,
@@ -12,7 +11,6 @@ import {
   propagation,
   ProxyTracerProvider,
   ROOT_CONTEXT,
-  type Span,
   SpanKind,
   SpanStatusCode,
   trace,
