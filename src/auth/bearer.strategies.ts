@@ -41,7 +41,7 @@ async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Prom
   const { verifier, mcpAudience, apiAudience } = bindingOf(req);
   const audience = door === 'mcp' ? mcpAudience : apiAudience;
   // passport-http-bearer also reads `access_token` from the query and body; a token there leaks into
-  // logs and histories, so only the Authorization header counts (security.md).
+  // logs and histories, so only the Authorization header counts (libs/mcp/docs/security.md).
   const header = req.headers.authorization ?? '';
   if (!/^bearer\s+/i.test(header) || header.replace(/^bearer\s+/i, '').trim() !== token) {
     failures.set(req, 'the token must be sent in the Authorization header');

@@ -18,7 +18,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /**
  * Express-level setup shared by `main.ts` and the tests. The app is created with Nest's body
- * parser off: the MCP endpoint reads its own body after authentication (wire.md rungs 3–7), and
+ * parser off: the MCP endpoint reads its own body after authentication (libs/mcp/docs/ladder.md rungs 3–7), and
  * every other route gets a 1 MiB JSON parser whose 413 uses the API's envelope.
  */
 export function configureHttp(app: INestApplication, config: AppConfig, mcpPath = '/mcp', observability: HttpObservability = {}): void {
@@ -67,7 +67,7 @@ function sendParserError(res: Response, error: unknown): void {
   res.status(400).json({ status: 400, errors: [{ code: 'invalid_json', title: 'Invalid JSON', detail: 'The body is not valid JSON' }] });
 }
 
-/** Bounds slow or stalled bodies and idle connections (security.md §Origin and transport hygiene). */
+/** Bounds slow or stalled bodies and idle connections (libs/mcp/docs/security.md §Origin and transport hygiene). */
 export function applyServerTimeouts(app: INestApplication): void {
   const server = app.getHttpServer() as import('node:http').Server;
   server.requestTimeout = 30_000;

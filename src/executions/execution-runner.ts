@@ -81,7 +81,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       [executionId],
     );
     if (!execution) {
-      // Handed out again after its worker died mid-run: fail it explicitly (kadu.md, "Executions").
+      // Handed out again after its worker died mid-run: fail it explicitly (docs/kadu.md, "Executions").
       if (redelivered && (await this.sweeper.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
       return;
     }

@@ -52,7 +52,7 @@ export class TooManyPendingApprovals extends Error {
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
 /**
- * Approval records in the shared state store (security.md §Confirmation): bound to principal,
+ * Approval records in the shared state store (docs/security.md §Confirmation): bound to principal,
  * tool, argument digest and client; reachable by a long random secret stored only as a hash;
  * decided once (pending → approved | rejected) and consumed once (approved → consumed), atomically,
  * whichever replica the page and the retry land on.

@@ -22,7 +22,7 @@ type Confirmation = McpConfirmationText;
 const errorResult = (body: Record<string, unknown>): JsonObject => ({ content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true });
 
 /**
- * Nothing destructive runs until the person chooses to continue (security.md §Confirmation), and
+ * Nothing destructive runs until the person chooses to continue (docs/security.md §Confirmation), and
  * one confirmation allows exactly one run of exactly those arguments:
  * - 2026 clients that can show a form: `input_required` asking for `confirm`, run once on accept;
  * - 2026 clients that can only open a URL: the approval link as a URL elicitation;

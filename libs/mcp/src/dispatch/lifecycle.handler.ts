@@ -46,7 +46,7 @@ export class LifecycleHandler {
   }
 
   private initialize(call: McpCall): JsonObject {
-    // EraGuard negotiated the revision already (wire.md §1).
+    // EraGuard negotiated the revision already (docs/ladder.md §1).
     const revision = call.era.revision;
     if (!isLegacyRevision(revision)) throw new Error(`initialize negotiated a non-legacy revision ${revision}`);
     return {

@@ -6,7 +6,7 @@ import { setCommonHeaders } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
 import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
 
-/** Rung 11 of wire.md §2: decides the era of the request from its body, cross-checked with the header. */
+/** Rung 11 of docs/ladder.md §2: decides the era of the request from its body, cross-checked with the header. */
 @Injectable()
 export class EraGuard implements CanActivate {
   constructor(private readonly config: McpConfig) {}

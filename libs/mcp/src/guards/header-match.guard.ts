@@ -6,7 +6,7 @@ import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { checkParamHeaders, checkStandardHeaders } from '../protocol/index.js';
 
 /**
- * Rung 12 of wire.md §2 (2026 era only): the standard headers must be present and mirror the body,
+ * Rung 12 of docs/ladder.md §2 (2026 era only): the standard headers must be present and mirror the body,
  * and for `tools/call` every argument the tool mirrors into an `Mcp-Param-*` header must agree.
  */
 @Injectable()

@@ -9,7 +9,7 @@ import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { type JsonRpcId, serviceUnavailable, tooManyRequests } from '../protocol/index.js';
 
 /**
- * Rung 10 of wire.md §2: the caller's budgets, after the message is known and before anything
+ * Rung 10 of docs/ladder.md §2: the caller's budgets, after the message is known and before anything
  * else is done for it. Every request spends the principal's general budget; a `tools/call` of a
  * tool that is not read-only also spends the tighter write budget. Over budget → 429 with
  * `Retry-After`; the store unreachable → 503 (never an unchecked pass).

@@ -21,7 +21,7 @@ import {
 } from '../protocol/index.js';
 
 /**
- * Rungs 4–9 of wire.md §2, after authentication: POST only, JSON only, the body read under the
+ * Rungs 4–9 of docs/ladder.md §2, after authentication: POST only, JSON only, the body read under the
  * limit, then parsed into exactly one JSON-RPC request or notification.
  */
 @Injectable()

@@ -7,7 +7,7 @@ import { bodyTooLarge, HEADER_PROTOCOL_VERSION, isOriginAllowed, originForbidden
 import { sendRejection, setCommonHeaders } from './send.js';
 
 /**
- * Rungs 1 and 2 of wire.md §2, before any guard: a foreign Origin (DNS rebinding) and a declared
+ * Rungs 1 and 2 of docs/ladder.md §2, before any guard: a foreign Origin (DNS rebinding) and a declared
  * Content-Length over the limit are refused without authenticating and without reading the body.
  */
 @Injectable()

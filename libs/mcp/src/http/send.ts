@@ -3,7 +3,7 @@ import { type Rejection, rejectionBody } from '../protocol/index.js';
 
 export const HEADER_MCP_PROTOCOL_VERSION = 'MCP-Protocol-Version';
 
-/** Every response of the endpoint, success or error, is never stored by caches (wire.md §2). */
+/** Every response of the endpoint, success or error, is never stored by caches (docs/ladder.md §2). */
 export function setCommonHeaders(res: Response, revision?: string): void {
   res.setHeader('Cache-Control', 'no-store');
   if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);

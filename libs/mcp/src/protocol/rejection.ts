@@ -3,7 +3,7 @@ import { ErrorCode } from './constants.js';
 export type JsonRpcId = string | number;
 
 /**
- * One refusal of the ladder (spec wire.md §2). `rung` is a stable name, so that every rejection
+ * One refusal of the ladder (spec docs/ladder.md §2). `rung` is a stable name, so that every rejection
  * can be asserted and logged by name rather than by message text.
  */
 export interface Rejection {
@@ -125,7 +125,7 @@ export function tooManyRequests(id: JsonRpcId | null, retryAfter: number): Rejec
   });
 }
 
-/** A store or dependency cannot be reached: 503 with Retry-After, never an unchecked pass (security.md §Failure). */
+/** A store or dependency cannot be reached: 503 with Retry-After, never an unchecked pass (docs/security.md §Failure). */
 export function serviceUnavailable(id: JsonRpcId | null, retryAfter = 5, what = 'the rate-limit store'): Rejection {
   return reject(
     'service_unavailable',
