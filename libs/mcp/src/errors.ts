@@ -1,23 +1,27 @@
 /**
  * Everything the module throws, and the one map from any thrown value to what the client sees.
+ * Both eras answer alike, except where a cell says "2026:" or "2025:".
  *
- * | thrown                                   | tools/call (both eras)      | other methods (both eras)          | before dispatch (app guards) |
- * | ---------------------------------------- | --------------------------- | ---------------------------------- | ---------------------------- |
- * | McpRejectionError                        | its rejection               | its rejection                      | its rejection                |
- * | StoreUnavailable                         | 503 `-32603`, Retry-After   | 503 `-32603`, Retry-After          | 503 `-32603`, Retry-After    |
- * | HttpException 503                        | 503 `-32603`, Retry-After   | 503 `-32603`, Retry-After          | the exception, as is         |
- * | HttpException 4xx                        | result `isError` + body     | 200 `-32602` + body (read 404: not found) | the exception, as is  |
- * | HttpException other 5xx                  | result `isError`, masked    | the exception, as is               | the exception, as is         |
- * | MissingCapabilitySignal                  | 400 `-32021`                | 400 `-32021`                       | 500 `-32603`, masked         |
- * | InputRequiredSignal                      | 2026: `input_required`; 2025: 200 `-32602` | same                | 500 `-32603`, masked         |
- * | anything else                            | result `isError`, masked    | 500 `-32603`, masked               | 500 `-32603`, masked         |
+ * thrown                  | inside tools/call         | other methods               | before dispatch (app guards)
+ * ----------------------- | ------------------------- | --------------------------- | ----------------------------
+ * McpRejectionError       | its rejection             | its rejection               | its rejection
+ * StoreUnavailable        | 503 -32603 + Retry-After  | 503 -32603 + Retry-After    | 503 -32603 + Retry-After
+ * HttpException 503       | 503 -32603 + Retry-After  | 503 -32603 + Retry-After    | the exception, as is
+ * HttpException 4xx       | isError result + its body | 200 -32602 + its body (1)   | the exception, as is
+ * HttpException other 5xx | isError result, masked    | the exception, as is        | the exception, as is
+ * MissingCapabilitySignal | 400 -32021                | 400 -32021                  | 500 -32603, masked
+ * InputRequiredSignal     | 2026: input_required;     | 2026: input_required;       | 500 -32603, masked
+ *                         | 2025: 200 -32602          | 2025: 200 -32602            |
+ * anything else           | isError result, masked    | 500 -32603, masked          | 500 -32603, masked
  *
+ * (1) resources/read: a 404 is "Resource not found" with `data.uri`.
  * "Masked": the client gets the request id only; the error goes to the log (docs/security.md §Errors).
- * Rows and statuses are pinned by libs/mcp/test/module/ (tools-call, catalog, mrtr) and test/kadu/rate-limits.
+ * Pinned by libs/mcp/test/module/ (tools-call, catalog, mrtr) and test/kadu/rate-limits.
  */
 import { HttpException } from '@nestjs/common';
 import {
   ErrorCode,
+  type InputRequest,
   internalError,
   invalidParams,
   type JsonObject,
@@ -26,7 +30,6 @@ import {
   reject,
   serviceUnavailable,
 } from './protocol/index.js';
-import type { InputRequest } from './protocol/index.js';
 
 /** A refusal thrown from a guard or handler; the endpoint answers it as its rung says. */
 export class McpRejectionError extends Error {

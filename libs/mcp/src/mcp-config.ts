@@ -1,6 +1,6 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { type HttpException, Inject, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { canonicalResourceUrl, protectedResourceMetadataUrl } from './auth/bearer-challenge.js';
 import { isMcpPrincipal, type McpPrincipal } from './auth/principal.js';
 import {
@@ -57,7 +57,7 @@ export class McpConfig {
   readonly presentResult: (value: unknown) => unknown;
   readonly errorBody: (exception: HttpException) => unknown;
   /** The app's request id (undefined: the `Request-Id` response header, `X-Request-Id` or a new UUID). */
-  readonly requestId?: (req: Request, res: import('express').Response) => string;
+  readonly requestId?: (req: Request, res: Response) => string;
   readonly protectedResource?: McpModuleOptions['protectedResource'];
   readonly legacyLogging: boolean;
   readonly legacySubscriptions: boolean;
