@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { McpModule } from '@app/mcp';
+import { McpModule } from '@kobana/nest-mcp';
 import { AuthModule } from './auth/auth.module.js';
 import { McpAuthGuard } from './auth/auth.guards.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';

@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { RateLimits, rateLimitHeaders, StoreUnavailable, type RateVerdict } from '@app/mcp';
+import { RateLimits, rateLimitHeaders, StoreUnavailable, type RateVerdict } from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
 import type { KaduPrincipal } from './kadu-principal.js';

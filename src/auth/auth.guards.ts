@@ -8,7 +8,7 @@ import {
   serviceUnavailable,
   StoreUnavailable,
   tooManyRequests,
-} from '@app/mcp';
+} from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/api-error.js';

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { StoreUnavailable } from '@app/mcp';
+import { StoreUnavailable } from '@kobana/nest-mcp';
 import { ApiError, apiErrorBody } from './api-error.js';
 
 /** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@app/mcp';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@kobana/nest-mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
 import type { Logger } from 'pino';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DATABASE, type Database } from '../db/database.js';
 import { ApiError } from './api-error.js';
-import { canonicalJson } from '@app/mcp';
+import { canonicalJson } from '@kobana/nest-mcp';
 
 const TTL_HOURS = 24;
 

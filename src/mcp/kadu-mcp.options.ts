@@ -1,5 +1,5 @@
-import { InMemoryEventBus, InMemoryStateStore, McpStateModule, type McpModuleOptions, type McpStateOptions, type McpSubscriptionOptions } from '@app/mcp';
-import { RedisEventBus, RedisStateStore } from '@app/mcp/redis';
+import { InMemoryEventBus, InMemoryStateStore, McpStateModule, type McpModuleOptions, type McpStateOptions, type McpSubscriptionOptions } from '@kobana/nest-mcp';
+import { RedisEventBus, RedisStateStore } from '@kobana/nest-mcp/redis';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';

@@ -1,4 +1,4 @@
-import { type McpArgOptions, type McpToolAnnotations } from '@app/mcp';
+import { type McpArgOptions, type McpToolAnnotations } from '@kobana/nest-mcp';
 import { IsString, MaxLength, MinLength } from 'class-validator';
 
 /** `idempotency_key`: the tool-side twin of the REST `X-Idempotency-Key` header. */

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { InMemoryStateStore, McpConfig, type McpStateStore } from '@app/mcp';
-import { RedisStateStore } from '@app/mcp/redis';
+import { InMemoryStateStore, McpConfig, type McpStateStore } from '@kobana/nest-mcp';
+import { RedisStateStore } from '@kobana/nest-mcp/redis';
 import type { Express, Request, Response } from 'express';
 import type { default as Provider, errors as ProviderErrors } from 'oidc-provider';
 import { loadOrCreateDevKey } from '../auth/dev-signing-key.js';
@@ -10,7 +10,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { STATE_SECRET } from '../mcp/state-key.js';
 import { providerConfiguration } from './provider-configuration.js';
 import { type Frame, signInProblemPage } from './sign-in-page.js';
-import { sendPage } from '@app/mcp';
+import { sendPage } from '@kobana/nest-mcp';
 
 /** Where the provider's own endpoints live (authorize, token, register, jwks, …). */
 export const OAUTH_PATH = '/oauth';

@@ -1,4 +1,4 @@
-import { type McpStateStore, StoreUnavailable } from '@app/mcp';
+import { type McpStateStore, StoreUnavailable } from '@kobana/nest-mcp';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /** What an adapter needs from oidc-provider: its error for a code or refresh token spent twice. */

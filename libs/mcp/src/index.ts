@@ -1,8 +1,8 @@
 // The root entry: what an app that adopts the module imports. Optional backends and helpers are on
 // subpaths, so that importing the root pulls none of their dependencies:
-//   @app/mcp/redis    RedisStateStore (ioredis)
-//   @app/mcp/express  StableExpressAdapter
-//   @app/mcp/testing  request builders for tests
+//   @kobana/nest-mcp/redis    RedisStateStore (ioredis)
+//   @kobana/nest-mcp/express  StableExpressAdapter
+//   @kobana/nest-mcp/testing  request builders for tests
 
 // Registration
 export { McpModule } from './mcp.module.js';

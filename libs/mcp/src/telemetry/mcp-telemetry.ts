@@ -23,7 +23,7 @@ import { isPlainObject, type Rejection } from '../protocol/index.js';
 import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
 
-const SCOPE = '@app/mcp';
+const SCOPE = '@kobana/nest-mcp';
 
 /** How one MCP request ended, as the telemetry records it. */
 export interface McpOutcome {

@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { McpArg, McpModule, McpPrompt, McpResource, McpResourceTemplate, McpTool } from '@app/mcp';
+import { McpArg, McpModule, McpPrompt, McpResource, McpResourceTemplate, McpTool } from '@kobana/nest-mcp';
 
 /** Issue 3: a tool set that cannot be served correctly stops the app at bootstrap, naming the places. */
 const SERVER_INFO = { name: 't', version: '1' };

@@ -1,8 +1,8 @@
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ListenStreams, McpEvents, McpModule, type McpModuleOptions, McpTool } from '@app/mcp';
-import { StableExpressAdapter } from '@app/mcp/express';
-import { modernRequest } from '@app/mcp/testing/index.js';
+import { ListenStreams, McpEvents, McpModule, type McpModuleOptions, McpTool } from '@kobana/nest-mcp';
+import { StableExpressAdapter } from '@kobana/nest-mcp/express';
+import { modernRequest } from '@kobana/nest-mcp/testing/index.js';
 import { ListenStream, SUB } from '../../../../test/support/listen-stream.js';
 
 /**
@@ -108,7 +108,7 @@ describe('subscriptions/listen in the module', () => {
 
 describe('subscriptions/listen with the event bus unreachable', () => {
   it('the app still starts and answers, and listen streams still open', async () => {
-    const { RedisEventBus } = await import('@app/mcp/redis');
+    const { RedisEventBus } = await import('@kobana/nest-mcp/redis');
     const { app, base } = await boot({ subscriptions: { eventBus: new RedisEventBus('redis://127.0.0.1:1', 'x:', { timeoutMs: 300 }), toolsListChanged: true } });
     try {
       expect((await post(base, 'server/discover')).body.result.capabilities.tools).toEqual({ listChanged: true });

@@ -20,8 +20,8 @@ import {
   McpTool,
   McpToolRegistry,
   RateLimits,
-} from '@app/mcp';
-import { modernRequest } from '@app/mcp/testing';
+} from '@kobana/nest-mcp';
+import { modernRequest } from '@kobana/nest-mcp/testing';
 import { expectRpcResult } from '../../../../test/support/wire.js';
 
 /** Registration the Nest way: the three async forms, the extras, and the state shared with the host's guards. */

@@ -4,7 +4,7 @@ import { Body, Controller, Get, type INestApplication, Module, Post, Query, Req,
 import { NestFactory } from '@nestjs/core';
 import type { Express, Request, Response } from 'express';
 import request from 'supertest';
-import { StableExpressAdapter } from '@app/mcp/express';
+import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 
 /** Resolves once a request has reached the hanging handler (no guessed sleep). */
 const hanging = { arrived: (): void => undefined };
