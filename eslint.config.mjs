@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'tools/conformance/**', 'bench/node_modules/**', '**/*.d.ts'],
+    ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'tools/conformance/**', 'bench/node_modules/**', '**/*.d.ts'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
-import { legacyInitialize, legacyRequest, modernRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyInitialize, legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
 /** libs/mcp/docs/security.md §Authentication: the MCP endpoint as an OAuth resource server. */

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { expectRpcResult, SERVER_INFO_KEY } from '../support/wire.js';
 

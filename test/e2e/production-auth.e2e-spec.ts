@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { MockInstance } from 'vitest';
-import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { newId } from '../../src/common/ids.js';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';

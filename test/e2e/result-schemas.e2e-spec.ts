@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { adaptResponseForLegacyClient } from '@kobana/nest-mcp/protocol/index.js';
-import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { ResultSchemas, type Revision } from '../support/mcp-schemas.js';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { expectRpcError, expectRpcResult } from '../support/wire.js';
 

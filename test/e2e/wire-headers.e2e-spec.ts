@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { rawPost } from '../support/raw-http.js';
 import { expectRpcError, SEED_413_BODY } from '../support/wire.js';

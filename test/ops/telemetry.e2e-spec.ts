@@ -6,7 +6,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';

@@ -30,6 +30,7 @@ import { ToolHandler } from './dispatch/tool.handler.js';
 import { ToolInvoker } from './dispatch/tool-invoker.js';
 import { VisibleLists } from './dispatch/visible-lists.js';
 import { McpEntryMiddleware } from './http/entry.middleware.js';
+import { HostBodyParsers } from './http/host-body-parsers.js';
 import { McpExceptionFilter } from './http/mcp-exception.filter.js';
 import { createMcpController } from './http/mcp.controller.js';
 import { createProtectedResourceController } from './http/protected-resource.controller.js';
@@ -78,6 +79,7 @@ const PROVIDERS = [
   McpDispatcher,
   ...LADDER_GUARDS,
   McpExceptionFilter,
+  HostBodyParsers,
 ];
 
 /**

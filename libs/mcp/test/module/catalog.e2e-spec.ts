@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { expectRpcError, expectRpcResult, SERVER_INFO_KEY } from '../../../../test/support/wire.js';
 

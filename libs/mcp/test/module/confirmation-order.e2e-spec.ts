@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import { IsString, Matches, MaxLength } from 'class-validator';
 import { InMemoryStateStore, McpArg, McpInput, McpModule, type McpModuleOptions, type McpPrincipal, McpTool } from '@kobana/nest-mcp';
-import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { approvalPath, decide } from '../../../../test/support/approvals.js';
 import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
 

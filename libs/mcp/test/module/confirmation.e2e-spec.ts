@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { RedisStateStore } from '@kobana/nest-mcp/redis';
-import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { approvalPath, decide } from '../../../../test/support/approvals.js';
 import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';

@@ -2,7 +2,7 @@ import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ListenStreams, McpEvents, McpModule, type McpModuleOptions, McpTool } from '@kobana/nest-mcp';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
-import { modernRequest } from '@kobana/nest-mcp/testing/index.js';
+import { modernRequest } from '@kobana/nest-mcp/testing';
 import { ListenStream, SUB } from '../../../../test/support/listen-stream.js';
 
 /**
