@@ -1,22 +1,30 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { McpModule } from '@app/mcp';
+import { McpModule } from '@kobana/nest-mcp';
 import { AuthModule } from './auth/auth.module.js';
 import { McpAuthGuard } from './auth/auth.guards.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { KaduModule } from './kadu.module.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
-import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
-import { loadStateKey } from './mcp/state-key.js';
+import { KaduMcpState, kaduMcpOptions } from './mcp/kadu-mcp.options.js';
+import { loadStateKey, STATE_SECRET } from './mcp/state-key.js';
 import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 
+/** The configuration and the state secret (loaded once), global as configuration modules are. */
 @Global()
 @Module({})
 class ConfigModule {
   static with(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+    return {
+      module: ConfigModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: STATE_SECRET, useFactory: () => loadStateKey(config) },
+      ],
+      exports: [APP_CONFIG, STATE_SECRET],
+    };
   }
 }
 
@@ -37,10 +45,13 @@ export class AppModule {
         McpModule.forRootAsync({
           path: 'mcp',
           guards: [McpAuthGuard],
-          inject: [APP_CONFIG, KaduConfirmations],
-          useFactory: (cfg: AppConfig, confirmations: KaduConfirmations) => ({
-            ...kaduMcpOptions(cfg),
-            stateKey: loadStateKey(cfg),
+          // The guard, the confirmations and the state shared with the REST door.
+          imports: [AuthModule, KaduModule, KaduMcpState],
+          // The OpenAPI description reads the tool registry, the sign-in pages the module's page settings.
+          global: true,
+          inject: [APP_CONFIG, STATE_SECRET, KaduConfirmations],
+          useFactory: (cfg: AppConfig, stateSecret: string, confirmations: KaduConfirmations) => ({
+            ...kaduMcpOptions(cfg, stateSecret),
             describeConfirmation: (tool, args, principal) => confirmations.describe(tool, args, principal),
           }),
         }),

@@ -4,7 +4,7 @@ import { bannerLines } from './banner.js';
 import { createKaduApp } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startupProblems } from './config/startup-check.js';
-import { ListenStreams } from '@app/mcp';
+import { ListenStreams } from '@kobana/nest-mcp';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { createRootLogger } from './logging/root-logger.js';

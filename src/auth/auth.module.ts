@@ -1,11 +1,11 @@
-import { Controller, Get, Global, Inject, Injectable, Module, type OnModuleInit, Optional } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { PassportModule } from '@nestjs/passport';
 import { ApiAuthGuard, McpAuthGuard } from './auth.guards.js';
 import { ApiBearerStrategy, bindAuth, McpBearerStrategy } from './bearer.strategies.js';
-import { MEMBERSHIP, type MembershipCheck } from './membership.js';
 import { TokenVerifier } from './token-verifier.js';
+import { KaduMcpState } from '../mcp/kadu-mcp.options.js';
 
 /** Development JWKS: lets other local tools verify the app's development tokens. */
 @Controller('.well-known')
@@ -25,7 +25,6 @@ class AuthBinder implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly verifier: TokenVerifier,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Optional() @Inject(MEMBERSHIP) private readonly membership?: MembershipCheck,
   ) {}
 
   onModuleInit(): void {
@@ -34,14 +33,13 @@ class AuthBinder implements OnModuleInit {
       verifier: this.verifier,
       mcpAudience: this.config.mcpAudience,
       apiAudience: this.config.apiAudience,
-      ...(this.membership ? { membership: this.membership } : {}),
     });
   }
 }
 
-@Global()
 @Module({
-  imports: [PassportModule],
+  // The guards spend the budgets shared with the MCP endpoint.
+  imports: [PassportModule, KaduMcpState],
   controllers: [JwksController],
   providers: [TokenVerifier, AuthBinder, McpBearerStrategy, ApiBearerStrategy, McpAuthGuard, ApiAuthGuard],
   exports: [TokenVerifier, McpAuthGuard, ApiAuthGuard],

@@ -26,12 +26,19 @@ export interface AuthBinding {
   verifier: TokenVerifier;
   mcpAudience: string;
   apiAudience: string;
-  /** The member's current standing, applied after the token is verified (absent in apps without the Kadu domain). */
-  membership?: MembershipCheck;
 }
 
 export function bindAuth(locals: Record<string, unknown>, binding: AuthBinding): void {
   locals.kaduAuth = binding;
+}
+
+/**
+ * The member's current standing, applied after the token is verified. Bound by the Kadu domain
+ * module, which provides it (AuthModule cannot import that module: it imports AuthModule); absent
+ * in apps without the domain.
+ */
+export function bindMembership(locals: Record<string, unknown>, membership: MembershipCheck): void {
+  locals.kaduMembership = membership;
 }
 
 function bindingOf(req: Request): AuthBinding {
@@ -41,10 +48,11 @@ function bindingOf(req: Request): AuthBinding {
 }
 
 async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Promise<KaduPrincipal | false> {
-  const { verifier, mcpAudience, apiAudience, membership } = bindingOf(req);
+  const { verifier, mcpAudience, apiAudience } = bindingOf(req);
+  const membership = req.app.locals.kaduMembership as MembershipCheck | undefined;
   const audience = door === 'mcp' ? mcpAudience : apiAudience;
   // passport-http-bearer also reads `access_token` from the query and body; a token there leaks into
-  // logs and histories, so only the Authorization header counts (security.md).
+  // logs and histories, so only the Authorization header counts (libs/mcp/docs/security.md).
   const header = req.headers.authorization ?? '';
   if (!/^bearer\s+/i.test(header) || header.replace(/^bearer\s+/i, '').trim() !== token) {
     failures.set(req, 'the token must be sent in the Authorization header');

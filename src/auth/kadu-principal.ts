@@ -1,4 +1,4 @@
-import type { McpPrincipal } from '@app/mcp';
+import type { McpPrincipal } from '@kobana/nest-mcp';
 import type { Role } from './scopes.js';
 
 /** The verified caller: what API handlers and tools see instead of the token. */

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
-import { JSONSchema } from '@app/mcp';
+import { JSONSchema } from '@kobana/nest-mcp';
 import { ApiError } from './api-error.js';
 import type { ListEnvelope } from './serialize.js';
 import { Omittable } from './validation.js';

@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, Injectable, type ValidationError, ValidationPipe, type ValidationPipeOptions } from '@nestjs/common';
 import { getMetadataStorage, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
-import { JSONSchema } from '@app/mcp';
+import { JSONSchema } from '@kobana/nest-mcp';
 import { ApiError, type ApiErrorItem } from './api-error.js';
 import { findUnsafeText } from './unsafe-text.js';
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpEvents } from '@app/mcp';
+import { McpEvents } from '@kobana/nest-mcp';
 import { DATABASE, type Database } from '../db/database.js';
 
 /** The `_meta` keys a Kadu `notifications/resources/updated` carries, so a listener sees the order without a read. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool, type McpContent } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool, type McpContent } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { JSONSchema } from '@app/mcp';
+import { JSONSchema } from '@kobana/nest-mcp';
 import { PageQueryDto } from '../common/pagination.js';
 import { Omittable } from '../common/validation.js';
 

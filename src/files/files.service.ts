@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
@@ -16,7 +16,7 @@ import { CreateFileDto, ListFilesQueryDto } from './file.dto.js';
 import { FILE_STORE, FileGone, fileGoneError, type FileStore, type StoredFile } from './file-store.js';
 import { type FileRow, fileView, type FileView } from './file.view.js';
 
-/** Files travel by presigned URL, never through the API body or a tool (kadu.md). */
+/** Files travel by presigned URL, never through the API body or a tool (docs/kadu.md). */
 @Injectable()
 export class FilesService {
   constructor(

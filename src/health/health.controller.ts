@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
-import { MCP_STATE_STORE, type McpStateStore } from '@app/mcp';
+import { MCP_STATE_STORE, type McpStateStore } from '@kobana/nest-mcp';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';

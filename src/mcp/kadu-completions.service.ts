@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpCompletion } from '@app/mcp';
+import { McpArg, McpCaller, McpCompletion } from '@kobana/nest-mcp';
 import { IsString, MaxLength } from 'class-validator';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { DATABASE, type Database } from '../db/database.js';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { McpConfirmationText, McpPrincipal } from '@app/mcp';
+import type { McpConfirmationText, McpPrincipal } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { ExecutionsService } from '../executions/executions.service.js';
 import { FilesService } from '../files/files.service.js';

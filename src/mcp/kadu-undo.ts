@@ -1,4 +1,4 @@
-import type { McpConfirmationText } from '@app/mcp';
+import type { McpConfirmationText } from '@kobana/nest-mcp';
 
 type Undo = Pick<McpConfirmationText, 'undoable' | 'undoNote'>;
 

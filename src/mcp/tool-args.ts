@@ -1,4 +1,4 @@
-import { type McpArgOptions, type McpToolAnnotations } from '@app/mcp';
+import { type McpArgOptions, type McpToolAnnotations } from '@kobana/nest-mcp';
 import { IsString, MaxLength, MinLength } from 'class-validator';
 
 /** `idempotency_key`: the tool-side twin of the REST `X-Idempotency-Key` header. */
@@ -13,7 +13,7 @@ export function idArg(what: string): McpArgOptions {
   return { description: `The ${what} id`, validators: [IsString(), MaxLength(64)] };
 }
 
-/** Tool hints, exactly as kadu.md's catalogue says; a tool only calls Kadu's API, so never open-world. */
+/** Tool hints, exactly as docs/kadu.md's catalogue says; a tool only calls Kadu's API, so never open-world. */
 export function hints(kind: 'read' | 'write' | 'destructive', idempotent: boolean): McpToolAnnotations {
   return {
     readOnlyHint: kind === 'read',

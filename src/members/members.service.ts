@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpTool } from '@kobana/nest-mcp';
 import { IsEmail, IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';

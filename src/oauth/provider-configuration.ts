@@ -1,4 +1,4 @@
-import type { McpStateStore } from '@app/mcp';
+import type { McpStateStore } from '@kobana/nest-mcp';
 import type { Configuration, errors as ProviderErrors, JWK, KoaContextWithOIDC } from 'oidc-provider';
 import { ALL_SCOPES, scopesForRole } from '../auth/scopes.js';
 import type { AppConfig } from '../config/app-config.js';

@@ -1,4 +1,4 @@
-import { escapeHtml as e, type PageBrand, renderPage } from '@app/mcp';
+import { escapeHtml as e, type PageBrand, renderPage } from '@kobana/nest-mcp';
 import { ROLES } from '../auth/scopes.js';
 import type { DevAccount } from './dev-account.js';
 import { minimumRole, SCOPE_TEXT } from './scope-text.js';

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { formTargetOf, sendPage } from '@app/mcp';
+import { formTargetOf, sendPage } from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import type { Interaction } from 'oidc-provider';
 import { ALL_SCOPES } from '../auth/scopes.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type INestApplication } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { Type } from '@nestjs/common';
-import { McpToolRegistry } from '@app/mcp';
+import { McpToolRegistry } from '@kobana/nest-mcp';
 import { VALIDATION_OPTIONS } from '../common/validation.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { KADU_VERSION } from '../mcp/kadu-mcp.options.js';

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { DtoSchemaBuilder } from '@app/mcp';
+import { DtoSchemaBuilder } from '@kobana/nest-mcp';
 
 type Schema = Record<string, unknown>;
 

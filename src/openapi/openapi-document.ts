@@ -1,6 +1,6 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { McpToolRegistry } from '@app/mcp';
+import type { McpToolRegistry } from '@kobana/nest-mcp';
 import {
   commonErrors,
   envelopeContent,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpTool } from '@kobana/nest-mcp';
 import { IsString, Matches, MaxLength } from 'class-validator';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';

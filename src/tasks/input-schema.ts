@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
-import { canonicalJson } from '@app/mcp';
+import { canonicalJson } from '@kobana/nest-mcp';
 import { ApiError } from '../common/api-error.js';
 import { compileTenantSchema, SchemaRefused } from './tenant-schema.js';
 

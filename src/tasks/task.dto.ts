@@ -14,7 +14,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { JSONSchema } from '@app/mcp';
+import { JSONSchema } from '@kobana/nest-mcp';
 import { ROLES } from '../auth/scopes.js';
 import { FreeFormObject, MaxJsonBytes, Omittable } from '../common/validation.js';
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { SchemaValidateFunction, ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
-import { canonicalJson } from '@app/mcp';
+import { canonicalJson } from '@kobana/nest-mcp';
 
 // ajv ships CommonJS; its default export is the class.
 const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { type Attributes, context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { mcpRequestSummary } from '@app/mcp';
+import { mcpRequestSummary } from '@kobana/nest-mcp';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { McpCaller, McpResource, McpTool } from '@app/mcp';
+import { McpCaller, McpResource, McpTool } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { DATABASE, type Database } from '../db/database.js';

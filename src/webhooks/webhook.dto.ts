@@ -1,5 +1,5 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsString, IsUrl, MaxLength } from 'class-validator';
-import { JSONSchema } from '@app/mcp';
+import { JSONSchema } from '@kobana/nest-mcp';
 import { PageQueryDto } from '../common/pagination.js';
 import { WEBHOOK_EVENTS } from './webhook.view.js';
 import { Omittable } from '../common/validation.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool } from '@app/mcp';
+import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';

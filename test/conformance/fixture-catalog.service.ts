@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InputRequests, McpArg, McpCompletion, McpInputs, McpPrompt, McpResource, McpResourceTemplate, type McpInputRound } from '@app/mcp';
+import { InputRequests, McpArg, McpCompletion, McpInputs, McpPrompt, McpResource, McpResourceTemplate, type McpInputRound } from '@kobana/nest-mcp';
 import { PNG } from './fixture-tools.service.js';
 
 /** Resources, templates, prompts and completions the conformance scenarios read. */

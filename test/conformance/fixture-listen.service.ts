@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpEvents, McpTool, McpToolResult } from '@app/mcp';
+import { McpEvents, McpTool, McpToolResult } from '@kobana/nest-mcp';
 
 /**
  * The suite's hooks for subscriptions/listen (server-stateless, SEP-2575): each announces a change

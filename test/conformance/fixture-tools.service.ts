@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InputRequests, JSONSchema, McpArg, McpInputs, McpTool, McpToolResult, type McpInputRound } from '@app/mcp';
+import { InputRequests, JSONSchema, McpArg, McpInputs, McpTool, McpToolResult, type McpInputRound } from '@kobana/nest-mcp';
 import { IsString } from 'class-validator';
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

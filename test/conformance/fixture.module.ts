@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { McpModule } from '@app/mcp';
+import { McpModule } from '@kobana/nest-mcp';
 import { FixtureCatalogService } from './fixture-catalog.service.js';
 import { FixtureListenService } from './fixture-listen.service.js';
 import { FixtureToolsService } from './fixture-tools.service.js';

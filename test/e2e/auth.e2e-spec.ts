@@ -1,9 +1,9 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
-import { legacyInitialize, legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { legacyInitialize, legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
-/** security.md §Authentication: the MCP endpoint as an OAuth resource server. */
+/** libs/mcp/docs/security.md §Authentication: the MCP endpoint as an OAuth resource server. */
 let kadu: KaduTestApp;
 
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { modernRequest } from '@app/mcp/testing/index.js';
+import { modernRequest } from '@kobana/nest-mcp/testing';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { MEMBERSHIP_MAX_AGE_MS } from '../../src/orgs/org-context.service.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';

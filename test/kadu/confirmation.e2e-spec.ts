@@ -27,7 +27,7 @@ const runsOf = async (taskId: string) => (await admin.rest('get', `/api/v1/execu
 it('2026 with elicitation: the confirmation names the task and its cost cap; accept queues exactly one execution', async () => {
   const taskId = await newTask('Month-end close', 9);
   // A client that declares form elicitation in this request's envelope.
-  const { modernRequest } = await import('@app/mcp/testing/index.js');
+  const { modernRequest } = await import('@kobana/nest-mcp/testing');
   const request = (await import('supertest')).default;
   const token = await kadu.token();
   const send = async (params: Record<string, unknown>) => {

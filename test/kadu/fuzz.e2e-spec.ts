@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, KaduClient } from '../support/kadu-client.js';
 import { approvalPath } from '../support/approvals.js';

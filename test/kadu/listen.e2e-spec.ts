@@ -1,4 +1,4 @@
-import { McpEvents } from '@app/mcp';
+import { McpEvents } from '@kobana/nest-mcp';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { uploadFile } from '../support/files.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
-import { modernRequest } from '@app/mcp/testing/index.js';
+import { modernRequest } from '@kobana/nest-mcp/testing';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { REDIS_URL, redis, requires } from '../support/infrastructure.js';

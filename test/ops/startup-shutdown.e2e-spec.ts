@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { modernRequest } from '@app/mcp/testing/index.js';
+import { modernRequest } from '@kobana/nest-mcp/testing';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { BlackholeProxy } from './blackhole-proxy.js';

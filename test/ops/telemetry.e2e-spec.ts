@@ -6,7 +6,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
@@ -63,7 +63,7 @@ const mcp = (r: { headers: Record<string, string>; body: object }, headers: Reco
 
 /** The one MCP server span of the last request (the app's own spans are its children). */
 function serverSpan(): ReadableSpan {
-  const server = spans.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER && s.instrumentationScope.name === '@app/mcp');
+  const server = spans.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER && s.instrumentationScope.name === '@kobana/nest-mcp');
   expect(server).toHaveLength(1);
   return server[0]!;
 }

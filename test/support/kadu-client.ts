@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest } from '@app/mcp/testing/index.js';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import type { DevTokenRequest } from '../../src/auth/dev-token.js';
 import type { KaduTestApp } from './kadu-app.js';
 import { decide } from './approvals.js';

@@ -1,4 +1,4 @@
-import { modernRequest } from '@app/mcp/testing/index.js';
+import { modernRequest } from '@kobana/nest-mcp/testing';
 
 /** The `_meta` keys of a listen stream's messages: the spec's subscription id, Kadu's status and step count. */
 export const SUB = 'io.modelcontextprotocol/subscriptionId';

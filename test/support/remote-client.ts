@@ -1,4 +1,4 @@
-import { legacyRequest, modernRequest, type ModernRequestOptions } from '@app/mcp/testing/index.js';
+import { legacyRequest, modernRequest, type ModernRequestOptions } from '@kobana/nest-mcp/testing';
 import { SERVED_BY } from './balancer.js';
 
 export interface RemoteResponse {

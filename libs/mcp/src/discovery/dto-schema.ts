@@ -1,13 +1,15 @@
-import { createRequire } from 'node:module';
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage.js';
+import * as transformerStorage from 'class-transformer/cjs/storage.js';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 
 type Schema = Record<string, unknown>;
 
 // class-transformer's metadata storage is only reachable through its CJS deep path; without it,
-// arrays of nested DTOs degrade to `{"$ref":"#/definitions/Array"}`.
-const require = createRequire(import.meta.url);
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage.js') as { defaultMetadataStorage: MetadataStorage };
+// arrays of nested DTOs degrade to `{"$ref":"#/definitions/Array"}`. A namespace import works in
+// both builds (no `import.meta`, which CommonJS output cannot contain); some ESM loaders (Vite)
+// expose a CJS file's exports only under `default`.
+const storageModule = transformerStorage as { defaultMetadataStorage?: MetadataStorage; default?: { defaultMetadataStorage: MetadataStorage } };
+const defaultMetadataStorage = storageModule.defaultMetadataStorage ?? storageModule.default!.defaultMetadataStorage;
 
 const REF_PREFIX = '#/$defs/';
 const OPTIONS = { refPointerPrefix: REF_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };

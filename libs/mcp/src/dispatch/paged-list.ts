@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { McpRejectionError } from '../http/send.js';
+import { McpRejectionError } from '../errors.js';
 import { invalidParams, type JsonObject, type JsonRpcId, openCursor, RawJson, sealCursor, sharedResult } from '../protocol/index.js';
 
 export interface ListPage {

@@ -1,8 +1,8 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { readBody } from '../http/read-body.js';
-import { McpRejectionError } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { readBody } from '../call/read-body.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../protocol/index.js';
 
 /**
- * Rungs 4–9 of wire.md §2, after authentication: POST only, JSON only, the body read under the
+ * Rungs 4–9 of docs/ladder.md §2, after authentication: POST only, JSON only, the body read under the
  * limit, then parsed into exactly one JSON-RPC request or notification.
  */
 @Injectable()
@@ -40,7 +40,9 @@ export class McpTransportGuard implements CanActivate {
     }
     const exchange = exchangeOf(req);
     if (req.readableEnded && req.body !== undefined) {
-      // An app-wide parser consumed the body before us (adopters who keep Nest's parser on this path).
+      // A parser the module could not exempt at bootstrap (HostBodyParsers knows body-parser's) read
+      // the body first: its own limit and parse errors answered before us, so the host must know.
+      warnBodyReadByHost(this.config.path);
       if (jsonValueTooDeep(req.body, this.config.maxJsonDepth)) throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
       const message = validateJsonRpc(req.body);
       if (isRejection(message)) throw new McpRejectionError(message);
@@ -65,4 +67,13 @@ export class McpTransportGuard implements CanActivate {
     this.telemetry.begin(req, exchange);
     return true;
   }
+}
+
+let warnedBodyReadByHost = false;
+function warnBodyReadByHost(path: string): void {
+  if (warnedBodyReadByHost) return;
+  warnedBodyReadByHost = true;
+  new Logger('McpModule').warn(
+    `A middleware of the app read the body of /${path} before the MCP endpoint: oversized and malformed bodies then get that middleware's answers, not JSON-RPC errors (docs/ladder.md §2 rungs 6-7). Make it skip /${path}.`,
+  );
 }

@@ -3,7 +3,7 @@ import { type Rejection, rejectionBody } from '../protocol/index.js';
 
 export const HEADER_MCP_PROTOCOL_VERSION = 'MCP-Protocol-Version';
 
-/** Every response of the endpoint, success or error, is never stored by caches (wire.md §2). */
+/** Every response of the endpoint, success or error, is never stored by caches (docs/ladder.md §2). */
 export function setCommonHeaders(res: Response, revision?: string): void {
   res.setHeader('Cache-Control', 'no-store');
   if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
@@ -33,15 +33,31 @@ export function sendRejection(res: Response, rejection: Rejection): void {
   if (rejection.rung === 'body_too_large' && !res.headersSent) {
     // Answer and close rather than drain an upload nobody will read (rungs 2 and 6).
     res.setHeader('Connection', 'close');
-    res.once('finish', () => res.req.socket.destroySoon());
+    closeLingering(res);
   }
   sendJson(res, rejection.status, rejectionBody(rejection));
 }
 
-/** A rejection thrown from a guard or handler; the endpoint's exception filter writes it. */
-export class McpRejectionError extends Error {
-  constructor(readonly rejection: Rejection) {
-    super(rejection.message);
-    this.name = 'McpRejectionError';
-  }
+/** How long the rest of a refused upload is still read, and discarded, once the 413 is sent. */
+const LINGER_MS = 2000;
+
+/**
+ * Closing a socket with unread bytes in its receive buffer makes TCP send a reset, and a client
+ * still uploading may then lose the 413 before reading it (seen on Express 4 most of the time). So
+ * after the answer the socket is half-closed and what still arrives is discarded for LINGER_MS at
+ * most, as HTTP servers' "lingering close" does, before it is destroyed.
+ */
+function closeLingering(res: Response): void {
+  const { socket } = res.req;
+  // Node's server calls destroySoon() itself once a `Connection: close` answer is finished.
+  socket.destroySoon = () => {
+    if (socket.writable) socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+  res.once('finish', () => {
+    res.req.resume();
+    socket.destroySoon();
+  });
 }

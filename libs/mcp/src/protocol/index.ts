@@ -11,3 +11,4 @@ export * from './serialize.js';
 export * from './param-headers.js';
 export * from './json-depth.js';
 export * from './subscriptions.js';
+export * from './input-requests.js';

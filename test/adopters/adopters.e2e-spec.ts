@@ -1,0 +1,191 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import request from 'supertest';
+import { rawPost } from '../support/raw-http.js';
+import { SEED_413_BODY } from '../support/wire.js';
+
+/**
+ * Issue 18: apps that adopt the module the way anyone would — `npm install` of the tarball that
+ * `npm pack` makes in this run, the README's quick start pasted as app.module.ts, Nest's default
+ * `main.ts` — one CommonJS app on Nest 10 (Express 4) and one ES-module app on Nest 12 (Express 5).
+ * They are installed in a scratch folder outside the repository (removed afterwards), so nothing
+ * can resolve from the repository's own node_modules, and driven by the official MCP clients.
+ */
+const run = promisify(execFile);
+const root = new URL('../..', import.meta.url).pathname;
+const ADOPTERS = ['cjs-nest10', 'esm-nest12'] as const;
+const QUICK_START_MARK = '<!-- quick-start: src/app.module.ts -->';
+
+// npm's own variables (set by `npm test`) would point the installs at this repository.
+const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+
+let scratch: string;
+let packedFiles: string[] = [];
+const apps = new Map<string, { child: ChildProcess; url: string; output: () => string }>();
+
+/** The README's quick start, exactly as written there. */
+async function quickStart(): Promise<string> {
+  const readme = await readFile(join(root, 'libs/mcp/README.md'), 'utf8');
+  const after = readme.slice(readme.indexOf(QUICK_START_MARK) + QUICK_START_MARK.length);
+  const block = /```ts\n([\s\S]*?)```/.exec(after);
+  if (!readme.includes(QUICK_START_MARK) || !block) throw new Error(`libs/mcp/README.md has no ${QUICK_START_MARK} followed by a ts block`);
+  return block[1]!;
+}
+
+async function install(name: string, appModule: string): Promise<void> {
+  const dir = join(scratch, name);
+  await cp(join(root, 'test/adopters', name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src.slice(root.length)) });
+  await writeFile(join(dir, 'src/app.module.ts'), appModule);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], { cwd: dir, env });
+  // The app is compiled by the repository's TypeScript against the types the app installed.
+  await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, env });
+}
+
+function start(name: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: join(scratch, name), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const port = /listening on (\d+)/.exec(output)?.[1];
+      if (port) resolve({ child, url: `http://127.0.0.1:${port}/mcp`, output: () => output });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${name} exited (${code}) before listening:\n${output}`)));
+  });
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'kobana-adopters-'));
+  // The build ran before the tests (pretest); packing again would only rebuild the same files.
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: join(root, 'libs/mcp'), env });
+  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
+  packedFiles = packed!.files.map((f) => f.path);
+  await rename(join(scratch, packed!.filename), join(scratch, 'kobana-nest-mcp.tgz'));
+  const appModule = await quickStart();
+  await Promise.all(ADOPTERS.map((name) => install(name, appModule)));
+  for (const name of ADOPTERS) apps.set(name, await start(name));
+}, 300_000);
+
+afterAll(async () => {
+  for (const { child } of apps.values()) child.kill();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('holds both builds with their declarations, the README and no tests, fixtures or sources', () => {
+    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cjs/package.json', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/esm/testing/index.js']));
+    expect(packedFiles.filter((path) => /spec|fixture|(^|\/)test\/|\.ts$(?<!\.d\.ts)|tsconfig|scripts\//.test(path))).toEqual([]);
+  });
+
+  it.each([
+    ['cjs-nest10', `const m = require('@kobana/nest-mcp'); const t = require('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`, 'commonjs'],
+    ['esm-nest12', `const m = await import('@kobana/nest-mcp'); const t = await import('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`, 'module'],
+  ])('%s loads the package and its testing helpers by name', async (name, code, type) => {
+    const { stdout } = await run(process.execPath, ['--input-type', type, '-e', code], { cwd: join(scratch, name), env });
+    expect(stdout.trim()).toBe('function function');
+  });
+});
+
+describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
+  const endpoint = () => new URL(apps.get(name)!.url);
+  const text = (result: { content: unknown }) => JSON.parse((result.content as { text: string }[])[0]!.text) as unknown;
+
+  it('@modelcontextprotocol/client 2.4.0 (2026-07-28) lists, calls, and runs the destructive tool only once the person confirms in the chat', async () => {
+    const asked: string[] = [];
+    let answer: 'accept' | 'decline' = 'decline';
+    const client = new ClientV2({ name: 'adopter-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
+    client.setRequestHandler('elicitation/create', async (req) => {
+      asked.push((req.params as { message: string }).message);
+      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    });
+    await client.connect(new TransportV2(endpoint()));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => [t.name, t.annotations?.readOnlyHint, t.annotations?.destructiveHint]).sort()).toEqual([
+        ['notes_delete', false, true],
+        ['notes_list', true, false],
+      ]);
+      expect(tools.find((t) => t.name === 'notes_delete')!.inputSchema).toMatchObject({ properties: { id: { type: 'string' } }, required: ['id'] });
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([{ id: '1', text: 'Buy milk' }, { id: '2', text: 'Call Ana' }]);
+
+      const declined = await client.callTool({ name: 'notes_delete', arguments: { id: '2' } });
+      expect(declined.isError).toBe(true);
+      expect(text(declined)).toMatchObject({ error: { code: 'confirmation_declined' } });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('notes_delete with {"id":"2"}');
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toHaveLength(2);
+
+      answer = 'accept';
+      const confirmed = await client.callTool({ name: 'notes_delete', arguments: { id: '2' } });
+      expect(confirmed.isError).toBeFalsy();
+      expect(text(confirmed)).toEqual({ deleted: true });
+      expect(asked).toHaveLength(2);
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([{ id: '1', text: 'Buy milk' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('@modelcontextprotocol/sdk 1.32.2 (2025 era) lists, calls, and runs the destructive tool once the person chose Continue on the approval page', async () => {
+    const client = new ClientV1({ name: 'adopter-test', version: '1.0.0' });
+    const transport = new TransportV1(endpoint());
+    await client.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe('2025-11-25');
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['notes_delete', 'notes_list']);
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toContainEqual({ id: '1', text: 'Buy milk' });
+
+      const pending = await client.callTool({ name: 'notes_delete', arguments: { id: '1' } });
+      expect(pending.isError).toBe(true);
+      const { error } = text(pending) as { error: { code: string; approval_url: string } };
+      expect(error.code).toBe('approval_required');
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toContainEqual({ id: '1', text: 'Buy milk' });
+
+      const link = new URL(error.approval_url);
+      expect(link.origin).toBe(endpoint().origin);
+      const page = await request(link.origin).get(link.pathname);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('notes_delete');
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+      expect(csrf).toBeDefined();
+      const decided = await request(link.origin).post(link.pathname).type('form').send({ csrf, decision: 'approve' });
+      expect(decided.status).toBe(200);
+
+      const run = await client.callTool({ name: 'notes_delete', arguments: { id: '1' } });
+      expect(run.isError).toBeFalsy();
+      expect(text(run)).toEqual({ deleted: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers broken JSON with JSON-RPC -32700 although the app keeps Nest's default body parser", async () => {
+    const res = await request(endpoint().origin)
+      .post('/mcp')
+      .set({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' })
+      .send('{"jsonrpc":"2.0","id":1,');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) });
+  });
+
+  it("cuts a chunked body over 1 MiB off with the JSON-RPC 413 body although the app keeps Nest's default body parser", async () => {
+    const res = await rawPost(apps.get(name)!.url, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, async (write, end) => {
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
+        if (!(await write(chunk))) return;
+      }
+      end();
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toBe(SEED_413_BODY);
+  });
+});

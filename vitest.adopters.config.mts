@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.mts';
+
+/**
+ * The adopter apps (test/adopters): the packed tarball installed from the npm registry into a
+ * CommonJS Nest 10 app and an ES-module Nest 12 app, built and driven by the official clients.
+ * A pass of its own after the main one, so its installs and compilations do not slow the others.
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: ['test/adopters/*.e2e-spec.ts'],
+    exclude: ['**/node_modules/**'],
+    hookTimeout: 300_000,
+  },
+});
