@@ -3,7 +3,7 @@
 // the module alone (5 tools, tools/call), side by side in one run, pinned like bench/run.mjs
 // (servers on core 0, load on core 1), rounds interleaved, medians of per-round ratios. It says
 // what a change costs when the machine is too loaded for runs at different times to compare.
-// ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it. Telemetry is off in both, as by default.
+// ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,6 +108,20 @@ try {
   console.log(
     `this ÷ base, module tools/call: throughput ${ratio(res, 'mine.module_call', 'base.module_call').toFixed(3)}, CPU per call ${ratio(res, 'mine.module_call', 'base.module_call', 'cpu').toFixed(3)}`,
   );
+  if (process.env.LISTS) {
+    // tools/list of the 1 000-tool app (a 100-entry page) in both builds.
+    const list = { ...mcpCall(), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }) };
+    list.headers = { ...list.headers, 'mcp-method': 'tools/list' };
+    delete list.headers['mcp-name'];
+    const big = {};
+    for (const [name, root] of Object.entries(roots)) {
+      big[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '1000']);
+      apps.push(big[name]);
+    }
+    const lists = await group(Object.entries(big).map(([name, app]) => ({ name: `${name}.list_1000`, url: `${app.url}/mcp`, request: list, pid: app.child.pid })));
+    report(lists);
+    console.log(`this ÷ base, tools/list of 1 000 tools: throughput ${ratio(lists, 'mine.list_1000', 'base.list_1000').toFixed(3)}, CPU per call ${ratio(lists, 'mine.list_1000', 'base.list_1000', 'cpu').toFixed(3)}`);
+  }
 } finally {
   for (const app of apps) app.child.kill('SIGTERM');
 }

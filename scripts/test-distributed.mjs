@@ -67,7 +67,7 @@ const vitest = (args) =>
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 
-let status = 0;
+let status;
 try {
   console.log(`test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`);
   status = await vitest(['test/kadu', 'test/e2e']);

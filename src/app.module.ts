@@ -8,16 +8,24 @@ import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { KaduModule } from './kadu.module.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { ExecutionTasks } from './mcp/execution-tasks.js';
-import { kaduMcpOptions } from './mcp/kadu-mcp.options.js';
-import { loadStateKey } from './mcp/state-key.js';
+import { KaduMcpState, kaduMcpOptions } from './mcp/kadu-mcp.options.js';
+import { loadStateKey, STATE_SECRET } from './mcp/state-key.js';
 import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
 
+/** The configuration and the state secret (loaded once), global as configuration modules are. */
 @Global()
 @Module({})
 class ConfigModule {
   static with(config: AppConfig): DynamicModule {
-    return { module: ConfigModule, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+    return {
+      module: ConfigModule,
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        { provide: STATE_SECRET, useFactory: () => loadStateKey(config) },
+      ],
+      exports: [APP_CONFIG, STATE_SECRET],
+    };
   }
 }
 
@@ -38,10 +46,13 @@ export class AppModule {
         McpModule.forRootAsync({
           path: 'mcp',
           guards: [McpAuthGuard],
-          inject: [APP_CONFIG, KaduConfirmations, ExecutionTasks],
-          useFactory: (cfg: AppConfig, confirmations: KaduConfirmations, executionTasks: ExecutionTasks) => ({
-            ...kaduMcpOptions(cfg),
-            stateKey: loadStateKey(cfg),
+          // The guard, the confirmations and the state shared with the REST door.
+          imports: [AuthModule, KaduModule, KaduMcpState],
+          // The OpenAPI description reads the tool registry, the sign-in pages the module's page settings.
+          global: true,
+          inject: [APP_CONFIG, STATE_SECRET, KaduConfirmations, ExecutionTasks],
+          useFactory: (cfg: AppConfig, stateSecret: string, confirmations: KaduConfirmations, executionTasks: ExecutionTasks) => ({
+            ...kaduMcpOptions(cfg, stateSecret),
             describeConfirmation: (tool, args, principal) => confirmations.describe(tool, args, principal),
             // kadu_tasks_run answers a task to clients that declare the Tasks extension.
             tasks: executionTasks,

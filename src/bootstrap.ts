@@ -1,7 +1,7 @@
 import type { DynamicModule, INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { StableExpressAdapter } from '@kobana/nest-mcp';
+import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { AppModule } from './app.module.js';
 import { applyServerTimeouts, configureHttp, type HttpObservability } from './common/http-setup.js';
 import { KaduValidationPipe } from './common/validation.js';

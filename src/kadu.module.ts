@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AccountController } from './api/account.controller.js';
 import { AdminController } from './api/admin.controller.js';
 import { ExecutionsController } from './api/executions.controller.js';
@@ -7,6 +7,8 @@ import { FilesController } from './api/files.controller.js';
 import { TasksController } from './api/tasks.controller.js';
 import { WebhooksController } from './api/webhooks.controller.js';
 import { ApiRateLimitGuard } from './auth/api-rate-limit.guard.js';
+import { MEMBERSHIP } from './auth/membership.js';
+import { MembershipBinder } from './auth/membership-binder.js';
 import { PermissionGuard } from './auth/permission.guard.js';
 import { IdempotencyService } from './common/idempotency.service.js';
 import { Paginator } from './common/pagination.js';
@@ -28,7 +30,9 @@ import { UrlSigner } from './files/url-signer.js';
 import { KaduCompletionsService } from './mcp/kadu-completions.service.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { KaduPromptsService } from './mcp/kadu-prompts.service.js';
-import { loadStateKey } from './mcp/state-key.js';
+import { STATE_SECRET } from './mcp/state-key.js';
+import { AuthModule } from './auth/auth.module.js';
+import { KaduMcpState } from './mcp/kadu-mcp.options.js';
 import { MembersService } from './members/members.service.js';
 import { OrgContextService } from './orgs/org-context.service.js';
 import { SECRET_VALUE_BOX, SecretEntryController } from './secrets/secret-entry.controller.js';
@@ -47,9 +51,8 @@ export const STATE_KEY = Symbol('STATE_KEY');
 const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactory: make });
 
 /** The Kadu domain: persistence, the /api/v1 routes and the services whose methods are the kadu_* tools. */
-@Global()
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, AuthModule, KaduMcpState],
   controllers: [
     AccountController,
     TasksController,
@@ -62,7 +65,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     HealthController,
   ],
   providers: [
-    { provide: STATE_KEY, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createHash('sha256').update(loadStateKey(c)).digest() },
+    { provide: STATE_KEY, inject: [STATE_SECRET], useFactory: (secret: string) => createHash('sha256').update(secret).digest() },
     { provide: Paginator, ...keyed((k) => new Paginator(k)) },
     { provide: UrlSigner, ...keyed((k) => new UrlSigner(k)) },
     { provide: WEBHOOK_SECRET_BOX, ...keyed((k) => new SecretBox(k, 'webhook-secret')) },
@@ -88,6 +91,9 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     PermissionGuard,
     ApiRateLimitGuard,
     OrgContextService,
+    // The bearer strategies apply the member's current role to every verified token (AuthModule).
+    { provide: MEMBERSHIP, useExisting: OrgContextService },
+    MembershipBinder,
     IdempotencyService,
     AccountService,
     TasksService,

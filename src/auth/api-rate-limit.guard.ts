@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { RateLimits, rateLimitHeaders, RateLimitStoreUnavailable, type RateVerdict } from '@kobana/nest-mcp';
+import { RateLimits, rateLimitHeaders, StoreUnavailable, type RateVerdict } from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
 import type { KaduPrincipal } from './kadu-principal.js';
@@ -22,7 +22,7 @@ export class ApiRateLimitGuard implements CanActivate {
       apply(res, await this.limits.consume('general', key));
       if (req.method !== 'GET' && req.method !== 'HEAD') apply(res, await this.limits.consume('writes', key));
     } catch (error) {
-      if (error instanceof RateLimitStoreUnavailable) throw storeDown();
+      if (error instanceof StoreUnavailable) throw storeDown();
       throw error;
     }
     return true;

@@ -5,8 +5,8 @@ import {
   McpRejectionError,
   protectedResourceMetadataUrl,
   RateLimits,
-  RateLimitStoreUnavailable,
   serviceUnavailable,
+  StoreUnavailable,
   tooManyRequests,
 } from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
@@ -32,7 +32,7 @@ async function withFailedAuthBudget(limits: RateLimits, req: Request, refuse: (r
     try {
       verdict = await limits.consume('failedAuth', `address:${req.ip ?? 'unknown'}`);
     } catch (storeError) {
-      if (storeError instanceof RateLimitStoreUnavailable) throw down();
+      if (storeError instanceof StoreUnavailable) throw down();
       throw storeError;
     }
     if (verdict && !verdict.allowed) throw refuse(verdict.resetSec);
@@ -55,7 +55,7 @@ function refusal(context: ExecutionContext): { sent: boolean; description: strin
 
 /**
  * Rung 3 of the MCP ladder: no token or a refused one → 401 with the challenge that leads a
- * client to the OAuth login (security.md §Authentication), before any JSON-RPC method.
+ * client to the OAuth login (libs/mcp/docs/security.md §Authentication), before any JSON-RPC method.
  */
 @Injectable()
 export class McpAuthGuard extends AuthGuard('mcp-bearer') {

@@ -1,10 +1,11 @@
-import { Controller, Get, Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { Controller, Get, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { PassportModule } from '@nestjs/passport';
 import { ApiAuthGuard, McpAuthGuard } from './auth.guards.js';
 import { ApiBearerStrategy, bindAuth, McpBearerStrategy } from './bearer.strategies.js';
 import { TokenVerifier } from './token-verifier.js';
+import { KaduMcpState } from '../mcp/kadu-mcp.options.js';
 
 /** Development JWKS: lets other local tools verify the app's development tokens. */
 @Controller('.well-known')
@@ -28,13 +29,17 @@ class AuthBinder implements OnModuleInit {
 
   onModuleInit(): void {
     const express = this.adapterHost.httpAdapter.getInstance() as { locals: Record<string, unknown> };
-    bindAuth(express.locals, { verifier: this.verifier, mcpAudience: this.config.mcpAudience, apiAudience: this.config.apiAudience });
+    bindAuth(express.locals, {
+      verifier: this.verifier,
+      mcpAudience: this.config.mcpAudience,
+      apiAudience: this.config.apiAudience,
+    });
   }
 }
 
-@Global()
 @Module({
-  imports: [PassportModule],
+  // The guards spend the budgets shared with the MCP endpoint.
+  imports: [PassportModule, KaduMcpState],
   controllers: [JwksController],
   providers: [TokenVerifier, AuthBinder, McpBearerStrategy, ApiBearerStrategy, McpAuthGuard, ApiAuthGuard],
   exports: [TokenVerifier, McpAuthGuard, ApiAuthGuard],

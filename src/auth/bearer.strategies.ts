@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import bearer from 'passport-http-bearer';
 import type { KaduPrincipal } from './kadu-principal.js';
+import type { MembershipCheck } from './membership.js';
 import { TokenVerifier } from './token-verifier.js';
 
 // Default import: under vitest in an ESM project the CJS named export is lost (toolchain.md §4.4).
@@ -31,6 +32,15 @@ export function bindAuth(locals: Record<string, unknown>, binding: AuthBinding):
   locals.kaduAuth = binding;
 }
 
+/**
+ * The member's current standing, applied after the token is verified. Bound by the Kadu domain
+ * module, which provides it (AuthModule cannot import that module: it imports AuthModule); absent
+ * in apps without the domain.
+ */
+export function bindMembership(locals: Record<string, unknown>, membership: MembershipCheck): void {
+  locals.kaduMembership = membership;
+}
+
 function bindingOf(req: Request): AuthBinding {
   const binding = req.app.locals.kaduAuth as AuthBinding | undefined;
   if (!binding) throw new Error('authentication is not bound to this app');
@@ -39,16 +49,17 @@ function bindingOf(req: Request): AuthBinding {
 
 async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Promise<KaduPrincipal | false> {
   const { verifier, mcpAudience, apiAudience } = bindingOf(req);
+  const membership = req.app.locals.kaduMembership as MembershipCheck | undefined;
   const audience = door === 'mcp' ? mcpAudience : apiAudience;
   // passport-http-bearer also reads `access_token` from the query and body; a token there leaks into
-  // logs and histories, so only the Authorization header counts (security.md).
+  // logs and histories, so only the Authorization header counts (libs/mcp/docs/security.md).
   const header = req.headers.authorization ?? '';
   if (!/^bearer\s+/i.test(header) || header.replace(/^bearer\s+/i, '').trim() !== token) {
     failures.set(req, 'the token must be sent in the Authorization header');
     return false;
   }
   const result = await verifier.verify(token, audience);
-  if (result.ok) return result.principal;
+  if (result.ok) return membership ? membership.effective(result.principal, result.issuedAt) : result.principal;
   failures.set(req, result.reason);
   return false;
 }

@@ -39,7 +39,7 @@ async function privateJwk(source: KeySource): Promise<JWK> {
     try {
       text = readFileSync(source.devSigningKeyFile, 'utf8');
     } catch (error) {
-      throw new Error(`DEV_SIGNING_KEY_FILE (${source.devSigningKeyFile}) cannot be read: ${(error as Error).message}`);
+      throw new Error(`DEV_SIGNING_KEY_FILE (${source.devSigningKeyFile}) cannot be read: ${(error as Error).message}`, { cause: error });
     }
     return explicitKey(text, 'DEV_SIGNING_KEY_FILE');
   }

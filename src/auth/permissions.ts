@@ -10,7 +10,7 @@ const p = (scope: string, minimumRole: Role): Permission => ({ scopes: [scope], 
 
 /**
  * One table for both doors: REST routes check it with PermissionGuard, tools declare it on
- * @McpTool, so a route and its tool can never disagree (kadu.md §Scopes and roles).
+ * @McpTool, so a route and its tool can never disagree (docs/kadu.md §Scopes and roles).
  */
 export const PERMISSIONS = {
   me: { scopes: [], roles: ['viewer'] } as Permission,

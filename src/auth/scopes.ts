@@ -1,4 +1,4 @@
-/** Kadu's OAuth scopes (dotted, Kobana style) and roles (kadu.md §Scopes and roles). */
+/** Kadu's OAuth scopes (dotted, Kobana style) and roles (docs/kadu.md §Scopes and roles). */
 export const ROLES = ['viewer', 'operator', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -1,11 +1,23 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { BoundedTtlCache } from '../common/bounded-ttl-cache.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { loadOrCreateDevKey } from './dev-signing-key.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { impliedRoles, isRole, scopesForRole } from './scopes.js';
 
-export type Verification = { ok: true; principal: KaduPrincipal } | { ok: false; reason: string };
+/** `issuedAt`: the token's `iat` in seconds, when it has one (a role changed after it caps the token's role). */
+export type Verification = { ok: true; principal: KaduPrincipal; issuedAt?: number } | { ok: false; reason: string };
+
+/**
+ * Verified tokens are kept this long at most (and never past their `exp`): long enough that a
+ * client's burst of calls verifies its token once, short enough to bound how long a cached
+ * verdict outlives anything else (a refreshed key set that withdraws a key clears the cache at once).
+ */
+export const VERIFIED_TOKEN_MAX_AGE_MS = 60_000;
+/** Distinct tokens kept per process; beyond it the oldest is verified again on its next use. */
+export const VERIFIED_TOKEN_MAX_ENTRIES = 10_000;
 
 /**
  * The authorization server's key set could not be had (down, slow, answering garbage): the token
@@ -23,12 +35,21 @@ type KeySet = Parameters<typeof jwtVerify>[1];
 
 /**
  * Verifies access tokens (JWT) against the authorization server's JWKS — or the development key —
- * checking signature, exp/nbf (30 s skew), issuer and the audience of the door being used.
+ * checking signature, exp (exactly: refused from the second it names), nbf/iat (30 s skew), issuer
+ * and the audience of the door being used.
+ *
+ * A verified token is cached per process under the SHA-256 of audience and token (the token itself
+ * is never kept as a key), until its `exp` or VERIFIED_TOKEN_MAX_AGE_MS, whichever comes first:
+ * an ES256 verification through WebCrypto was the largest cost of a Kadu request. Refusals are not
+ * cached. The cache holds what the token says; who the member is now is checked per request
+ * (OrgContextService, its own short cache).
  */
 @Injectable()
 export class TokenVerifier implements OnModuleInit {
   private keys!: KeySet;
   private publicJwks: { keys: object[] } = { keys: [] };
+  private keySetFingerprint = '';
+  private readonly verified = new BoundedTtlCache<{ principal: KaduPrincipal; issuedAt?: number }>(VERIFIED_TOKEN_MAX_ENTRIES);
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -46,9 +67,24 @@ export class TokenVerifier implements OnModuleInit {
           // No key for this token is the token's problem; anything else is the key server's.
           if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
           throw new KeySetUnavailable(error);
+        } finally {
+          this.noteKeySet(remote.jwks());
         }
       }) as KeySet;
     }
+  }
+
+  /**
+   * Runs after every fresh verification against the remote key set: when jose has fetched a key
+   * set that differs from the last one seen (a key added or withdrawn), every cached token is
+   * verified afresh on its next use, so a withdrawn key stops opening the door as soon as the key
+   * set is refreshed — not up to VERIFIED_TOKEN_MAX_AGE_MS later.
+   */
+  private noteKeySet(set: { keys?: object[] } | undefined): void {
+    const fingerprint = JSON.stringify(set?.keys ?? []);
+    if (fingerprint === this.keySetFingerprint) return;
+    this.keySetFingerprint = fingerprint;
+    this.verified.clear();
   }
 
   /** The development JWKS, published so that other tools can verify local tokens. */
@@ -58,6 +94,17 @@ export class TokenVerifier implements OnModuleInit {
 
   /** The verdict on a token; throws KeySetUnavailable when the keys to judge it cannot be had. */
   async verify(token: string, audience: string): Promise<Verification> {
+    const key = createHash('sha256').update(audience).update('\n').update(token).digest('base64');
+    const cached = this.verified.get(key);
+    if (cached) return { ok: true, ...cached };
+    const verdict = await this.verifyAfresh(token, audience);
+    if (verdict.ok && verdict.expiresAt !== undefined) {
+      this.verified.set(key, { principal: verdict.principal, ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}) }, Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS));
+    }
+    return verdict.ok ? { ok: true, principal: verdict.principal, ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}) } : verdict;
+  }
+
+  private async verifyAfresh(token: string, audience: string): Promise<Verification & { expiresAt?: number }> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.keys, {
@@ -70,7 +117,13 @@ export class TokenVerifier implements OnModuleInit {
       if (error instanceof KeySetUnavailable) throw error;
       return { ok: false, reason: describe(error) };
     }
-    return toPrincipal(payload);
+    // The skew above is for nbf and iat; `exp` holds to the second, so that the cache (which never
+    // serves a token past its exp) and a fresh verification agree (RFC 7519 §4.1.4: "on or after").
+    const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
+    if (expiresAt !== undefined && Date.now() >= expiresAt) return { ok: false, reason: 'the token has expired' };
+    const verdict = toPrincipal(payload);
+    if (!verdict.ok) return verdict;
+    return { ...verdict, ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) };
   }
 }
 

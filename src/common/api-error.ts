@@ -7,7 +7,7 @@ export interface ApiErrorItem {
   param?: string;
 }
 
-/** The API's error envelope: `{"status":422,"errors":[{"code","title","detail","param"?}]}` (kadu.md). */
+/** The API's error envelope: `{"status":422,"errors":[{"code","title","detail","param"?}]}` (docs/kadu.md). */
 export interface ApiErrorBody {
   status: number;
   errors: ApiErrorItem[];

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { RateLimitStoreUnavailable, StateStoreUnavailable } from '@kobana/nest-mcp';
+import { StoreUnavailable } from '@kobana/nest-mcp';
 import { ApiError, apiErrorBody } from './api-error.js';
 
 /** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */
@@ -11,7 +11,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
-    if (exception instanceof StateStoreUnavailable || exception instanceof RateLimitStoreUnavailable) {
+    if (exception instanceof StoreUnavailable) {
       res.setHeader('Retry-After', '5');
       res.status(503).json({ status: 503, errors: [{ code: 'service_unavailable', title: 'Service unavailable', detail: 'A dependency cannot be reached; retry shortly' }] });
       return;

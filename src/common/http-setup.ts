@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { protocol } from '@kobana/nest-mcp';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@kobana/nest-mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
 import type { Logger } from 'pino';
@@ -18,7 +18,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 /**
  * Express-level setup shared by `main.ts` and the tests. The app is created with Nest's body
- * parser off: the MCP endpoint reads its own body after authentication (wire.md rungs 3–7), and
+ * parser off: the MCP endpoint reads its own body after authentication (libs/mcp/docs/ladder.md rungs 3–7), and
  * every other route gets a 1 MiB JSON parser whose 413 uses the API's envelope.
  */
 export function configureHttp(app: INestApplication, config: AppConfig, mcpPath = '/mcp', observability: HttpObservability = {}): void {
@@ -35,7 +35,7 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
   const json = express.json({
     limit: config.bodyLimit,
     verify: (_req, _res, buf) => {
-      if (protocol.jsonTextTooDeep(buf.toString('utf8'), protocol.DEFAULT_MAX_JSON_DEPTH)) throw new NestingTooDeep();
+      if (jsonTextTooDeep(buf.toString('utf8'), DEFAULT_MAX_JSON_DEPTH)) throw new NestingTooDeep();
     },
   });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
@@ -55,7 +55,7 @@ class NestingTooDeep extends Error {}
 function sendParserError(res: Response, error: unknown): void {
   const { status, type } = error as { status?: number; type?: string };
   if (error instanceof NestingTooDeep || (error as { cause?: unknown }).cause instanceof NestingTooDeep) {
-    const detail = `The body nests deeper than ${protocol.DEFAULT_MAX_JSON_DEPTH} levels`;
+    const detail = `The body nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`;
     res.status(400).json({ status: 400, errors: [{ code: 'nesting_too_deep', title: 'JSON nested too deeply', detail }] });
     return;
   }
@@ -67,7 +67,7 @@ function sendParserError(res: Response, error: unknown): void {
   res.status(400).json({ status: 400, errors: [{ code: 'invalid_json', title: 'Invalid JSON', detail: 'The body is not valid JSON' }] });
 }
 
-/** Bounds slow or stalled bodies and idle connections (security.md §Origin and transport hygiene). */
+/** Bounds slow or stalled bodies and idle connections (libs/mcp/docs/security.md §Origin and transport hygiene). */
 export function applyServerTimeouts(app: INestApplication): void {
   const server = app.getHttpServer() as import('node:http').Server;
   server.requestTimeout = 30_000;

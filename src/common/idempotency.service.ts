@@ -7,7 +7,7 @@ import { canonicalJson } from '@kobana/nest-mcp';
 const TTL_HOURS = 24;
 
 /**
- * Idempotency keys (kadu.md): scoped to (org, key), kept 24 h. A retry with the same key and the
+ * Idempotency keys (docs/kadu.md): scoped to (org, key), kept 24 h. A retry with the same key and the
  * same parameters replays the first response; other parameters → 422; a retry while the first
  * is still running → 409. A failure stores nothing, so the write can be retried.
  */

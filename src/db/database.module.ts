@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from './database.js';
 import { migrate } from './migrations.js';
@@ -29,7 +29,6 @@ class DatabaseCloser implements OnApplicationShutdown {
   }
 }
 
-@Global()
 @Module({
   providers: [{ provide: DATABASE, inject: [APP_CONFIG], useFactory: openDatabase }, DatabaseCloser],
   exports: [DATABASE],

@@ -81,7 +81,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       [executionId],
     );
     if (!execution) {
-      // Handed out again after its worker died mid-run: fail it explicitly (kadu.md, "Executions").
+      // Handed out again after its worker died mid-run: fail it explicitly (docs/kadu.md, "Executions").
       if (redelivered && (await this.sweeper.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
       return;
     }
@@ -129,7 +129,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     )) as [{ seq: number }];
     let lastSeq = seq;
     let spent = execution.cost_spent;
-    const record = async (kind: string, summary: string, cost: number): Promise<void> => {
+    const record = async (kind: string, summary: string, _cost: number): Promise<void> => {
       lastSeq++;
       await this.db.transaction(async (tx) => {
         await tx.query('insert into execution_steps (id, org_id, execution_id, seq, kind, summary) values ($1, $2, $3, $4, $5, $6)', [

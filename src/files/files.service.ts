@@ -16,7 +16,7 @@ import { CreateFileDto, ListFilesQueryDto } from './file.dto.js';
 import { FILE_STORE, FileGone, fileGoneError, type FileStore, type StoredFile } from './file-store.js';
 import { type FileRow, fileView, type FileView } from './file.view.js';
 
-/** Files travel by presigned URL, never through the API body or a tool (kadu.md). */
+/** Files travel by presigned URL, never through the API body or a tool (docs/kadu.md). */
 @Injectable()
 export class FilesService {
   constructor(

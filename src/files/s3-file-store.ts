@@ -153,7 +153,7 @@ export class S3FileStore implements FileStore {
     } catch (error) {
       if (notFound(error)) throw new FileGone(fileId);
       if (unreachable(error)) throw storageUnavailable();
-      throw new Error(`the object store refused the call: ${(error as Error).message}`);
+      throw new Error(`the object store refused the call: ${(error as Error).message}`, { cause: error });
     } finally {
       clearTimeout(timer);
     }

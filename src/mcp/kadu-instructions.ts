@@ -1,4 +1,4 @@
-/** Server instructions for the model (kadu.md §Server instructions). */
+/** Server instructions for the model (docs/kadu.md §Server instructions). */
 export const KADU_INSTRUCTIONS = [
   'Tools for Kadu, the Kobana financial agent.',
   'The organisation always comes from your access token: no tool takes an organisation argument.',

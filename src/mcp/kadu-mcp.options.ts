@@ -1,17 +1,17 @@
-import { InMemoryEventBus, InMemoryStateStore, type McpModuleOptions, type McpSubscriptionOptions } from '@kobana/nest-mcp';
+import { InMemoryEventBus, InMemoryStateStore, McpStateModule, type McpModuleOptions, type McpStateOptions, type McpSubscriptionOptions } from '@kobana/nest-mcp';
 import { RedisEventBus, RedisStateStore } from '@kobana/nest-mcp/redis';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';
 import { KaduValidationPipe, VALIDATION_OPTIONS } from '../common/validation.js';
-import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { KADU_INSTRUCTIONS } from './kadu-instructions.js';
 
 export const KADU_VERSION = '1.0.0';
 
 /** How Kadu configures McpModule: its seed's revisions, its validation and error envelope, its OAuth metadata. */
-export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
+export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModuleOptions {
   return {
     serverInfo: { name: 'kadu', title: 'Kadu', version: KADU_VERSION },
     instructions: KADU_INSTRUCTIONS,
@@ -24,11 +24,11 @@ export function kaduMcpOptions(config: AppConfig): McpModuleOptions {
     errorBody: apiErrorBody,
     requestId: (_req: Request, res) => String(res.getHeader('Request-Id')),
     annotationDefaults: { openWorldHint: false },
-    stateKey: config.mcpStateKey,
+    stateKey: stateSecret,
+    // Kadu's own salt: the keys derived from MCP_STATE_KEY stay those of earlier releases.
+    stateKeySalt: 'kadu-mcp-state-key',
     // Approvals and request-state nonces are per organisation member, across replicas when Redis is configured.
-    rateLimits: config.rateLimits,
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
-    stateStore: config.redisUrl ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs }) : new InMemoryStateStore(),
     subscriptions: kaduSubscriptions(config),
     pages: {
       brand: { name: 'Kobana', product: 'Kadu', mark: 'K', ...(config.devTokens ? { environment: 'Development' } : {}) },
@@ -59,3 +59,16 @@ export function kaduSubscriptions(config: AppConfig): McpSubscriptionOptions | u
     heartbeatMs: config.listenHeartbeatMs,
   };
 }
+
+/** Kadu's state store and budgets, as the MCP endpoint and the app's own guards (REST limits, failed logins) share them. */
+export function kaduMcpStateOptions(config: AppConfig): McpStateOptions {
+  return {
+    store: config.redisUrl
+      ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
+      : new InMemoryStateStore(),
+    rateLimits: config.rateLimits,
+  };
+}
+
+/** One registration, imported by every module whose providers use the store or the budgets. */
+export const KaduMcpState = McpStateModule.forRootAsync({ inject: [APP_CONFIG], useFactory: kaduMcpStateOptions });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { McpArg, McpCaller, McpPrompt } from '@kobana/nest-mcp';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ExecutionsService } from '../executions/executions.service.js';

@@ -3,6 +3,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/app-config.js';
 
+/** The state secret, loaded once at start (ConfigModule provides it to everything that seals). */
+export const STATE_SECRET = Symbol('STATE_SECRET');
+
 /**
  * The secret that seals cursors and request state: MCP_STATE_KEY (shared by every replica), or in
  * development a random key kept in the data folder so a restart does not invalidate cursors.

@@ -13,7 +13,7 @@ export function idArg(what: string): McpArgOptions {
   return { description: `The ${what} id`, validators: [IsString(), MaxLength(64)] };
 }
 
-/** Tool hints, exactly as kadu.md's catalogue says; a tool only calls Kadu's API, so never open-world. */
+/** Tool hints, exactly as docs/kadu.md's catalogue says; a tool only calls Kadu's API, so never open-world. */
 export function hints(kind: 'read' | 'write' | 'destructive', idempotent: boolean): McpToolAnnotations {
   return {
     readOnlyHint: kind === 'read',

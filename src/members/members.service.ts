@@ -80,6 +80,7 @@ export class MembersService {
       `insert into members (id, org_id, email, name, role, status) values ($1, $2, $3, $4, $5, 'active') returning *`,
       [newId(), ctx.orgId, dto.email, dto.name, dto.role],
     );
+    this.orgs.forget(ctx.slug, dto.email);
     return { data: memberView(row!) };
   }
 
@@ -93,7 +94,7 @@ export class MembersService {
   })
   async updateRole(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string, @McpInput() dto: UpdateRoleDto) {
     const ctx = await this.orgs.of(principal);
-    return this.db.transaction(async (tx) => {
+    const changed = await this.db.transaction(async (tx) => {
       const member = await this.load(tx, ctx.orgId, memberId);
       if (member.role === 'owner' && dto.role !== 'owner') await this.keepAnOwner(tx, ctx.orgId);
       const [row] = await tx.query<MemberRow>('update members set role = $3, updated_at = now() where id = $1 and org_id = $2 returning *', [
@@ -103,12 +104,15 @@ export class MembersService {
       ]);
       return { data: memberView(row!) };
     });
+    // Once committed: the member's next request on this replica has the new role (others: within MEMBERSHIP_MAX_AGE_MS).
+    this.orgs.forget(ctx.slug, changed.data.email);
+    return changed;
   }
 
   @McpTool({ name: 'kadu_members_remove', title: 'Remove a member', description: 'Removes a member from the organisation.', annotations: hints('destructive', true), ...PERMISSIONS.membersWrite, preflight: 'checkMember' })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string) {
     const ctx = await this.orgs.of(principal);
-    return this.db.transaction(async (tx) => {
+    const removed = await this.db.transaction(async (tx) => {
       const member = await this.load(tx, ctx.orgId, memberId);
       if (member.role === 'owner') await this.keepAnOwner(tx, ctx.orgId);
       const [row] = await tx.query<MemberRow>(
@@ -117,6 +121,8 @@ export class MembersService {
       );
       return { data: memberView(row!) };
     });
+    this.orgs.forget(ctx.slug, removed.data.email);
+    return removed;
   }
 
   /** Before anyone is asked to confirm a change to a member: the member exists here. */

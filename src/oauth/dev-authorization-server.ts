@@ -7,7 +7,7 @@ import type { Express, Request, Response } from 'express';
 import type { default as Provider, errors as ProviderErrors } from 'oidc-provider';
 import { loadOrCreateDevKey } from '../auth/dev-signing-key.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { loadStateKey } from '../mcp/state-key.js';
+import { STATE_SECRET } from '../mcp/state-key.js';
 import { providerConfiguration } from './provider-configuration.js';
 import { type Frame, signInProblemPage } from './sign-in-page.js';
 import { sendPage } from '@kobana/nest-mcp';
@@ -33,18 +33,18 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
     private readonly adapterHost: HttpAdapterHost,
     private readonly mcp: McpConfig,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(STATE_SECRET) private readonly stateSecret: string,
   ) {}
 
   get frame(): Frame {
-    return { brand: this.mcp.options.pages?.brand, assets: this.mcp.pageAssetsPath };
+    return { brand: this.mcp.pageBrand, assets: this.mcp.pageAssetsPath };
   }
 
   async onModuleInit(): Promise<void> {
     const config = this.config;
     // Loaded only when the server is on (like the AWS SDK): production starts never pay for it.
     const { default: ProviderClass, errors } = await import('oidc-provider');
-    const stateKey = loadStateKey(config);
-    const derive = (purpose: string) => createHmac('sha256', stateKey).update(purpose).digest();
+    const derive = (purpose: string) => createHmac('sha256', this.stateSecret).update(purpose).digest();
     this.csrfKey = derive('kadu-oauth-sign-in-csrf');
     this.errors = errors;
     this.store = config.redisUrl

@@ -1,4 +1,4 @@
-import { type McpStateStore, StateStoreUnavailable } from '@kobana/nest-mcp';
+import { type McpStateStore, StoreUnavailable } from '@kobana/nest-mcp';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /** What an adapter needs from oidc-provider: its error for a code or refresh token spent twice. */
@@ -30,7 +30,7 @@ export function stateAdapter(store: McpStateStore, errors: AdapterErrors): new (
     try {
       return await work();
     } catch (error) {
-      throw error instanceof StateStoreUnavailable ? new AuthorizationStateUnavailable(error) : error;
+      throw error instanceof StoreUnavailable ? new AuthorizationStateUnavailable(error) : error;
     }
   };
 

@@ -1,5 +1,5 @@
 /**
- * What every /api/v1 operation shares, as OpenAPI components (kadu.md §Conventions of /api/v1):
+ * What every /api/v1 operation shares, as OpenAPI components (docs/kadu.md §Conventions of /api/v1):
  * the bearer scheme, the envelopes, the error body, the headers, and the errors common to a kind
  * of route. Operation-specific errors are declared on the route with `@ApiResponse`.
  */

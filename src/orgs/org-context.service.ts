@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { capToStoredRole, type MembershipCheck } from '../auth/membership.js';
 import { ApiError } from '../common/api-error.js';
+import { BoundedTtlCache } from '../common/bounded-ttl-cache.js';
 import { newId } from '../common/ids.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
@@ -22,16 +24,33 @@ interface Row {
   member_id: string | null;
   member_deleted_at: Date | null;
   member_status: string | null;
+  member_role: string | null;
+  member_created_at: Date | null;
+  member_updated_at: Date | null;
 }
+
+/**
+ * How long this process trusts what it read of an organisation and a member. Changes made through
+ * this process (roles, removals, new members) forget the entry at once; a change made on another
+ * replica is seen here at most this long after it was made.
+ */
+export const MEMBERSHIP_MAX_AGE_MS = 5_000;
+/** Distinct (organisation, member) pairs kept per process. */
+export const MEMBERSHIP_MAX_ENTRIES = 10_000;
 
 export const DEFAULT_PLAN = { name: 'starter', monthly_budget: 1000, max_concurrent_executions: 2 };
 
 /**
  * The organisation and member behind a verified principal — from the token only. In development
  * mode, orgs and members named in a valid development token are created on first use.
+ *
+ * What was read is kept per process for MEMBERSHIP_MAX_AGE_MS (one query per member every few
+ * seconds instead of one per call); `forget` drops an entry when this process changes the member.
  */
 @Injectable()
-export class OrgContextService {
+export class OrgContextService implements MembershipCheck {
+  private readonly rows = new BoundedTtlCache<Row | null>(MEMBERSHIP_MAX_ENTRIES);
+
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -41,7 +60,9 @@ export class OrgContextService {
     let row = await this.load(principal);
     if ((!row || !row.member_id) && this.config.devTokens) {
       await this.provision(principal, row?.org_id);
-      row = await this.load(principal);
+      // Read afresh: a concurrent request may have cached the absence while this one provisioned.
+      row = await this.query(principal);
+      this.rows.set(keyOf(principal.org, principal.subject), row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
     }
     if (!row || !row.member_id) throw new ApiError(403, 'unknown_member', 'Unknown member', 'This account is not a member of the organisation');
     if (row.member_deleted_at || row.member_status !== 'active') {
@@ -56,10 +77,33 @@ export class OrgContextService {
     };
   }
 
+  /** The token's principal, its role capped by a change of the member's role made after the token was issued. */
+  async effective(principal: KaduPrincipal, issuedAt: number | undefined): Promise<KaduPrincipal> {
+    const row = await this.load(principal);
+    if (!row?.member_id || row.member_deleted_at || !row.member_role) return principal;
+    const changed = row.member_updated_at && row.member_created_at && row.member_updated_at.getTime() > row.member_created_at.getTime();
+    return capToStoredRole(principal, { role: row.member_role, changedAt: changed ? row.member_updated_at!.getTime() : undefined }, issuedAt);
+  }
+
+  /** Drops what this process knows of a member (after changing them, or creating them). */
+  forget(orgSlug: string, email: string): void {
+    this.rows.delete(keyOf(orgSlug, email));
+  }
+
   private async load(principal: KaduPrincipal): Promise<Row | undefined> {
+    const key = keyOf(principal.org, principal.subject);
+    const cached = this.rows.get(key);
+    if (cached !== undefined) return cached ?? undefined;
+    const row = await this.query(principal);
+    this.rows.set(key, row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
+    return row;
+  }
+
+  private async query(principal: KaduPrincipal): Promise<Row | undefined> {
     const [row] = await this.db.query<Row>(
       `select o.id as org_id, o.slug, o.plan_name, o.monthly_budget, o.max_concurrent_executions,
-              m.id as member_id, m.deleted_at as member_deleted_at, m.status as member_status
+              m.id as member_id, m.deleted_at as member_deleted_at, m.status as member_status,
+              m.role as member_role, m.created_at as member_created_at, m.updated_at as member_updated_at
          from organizations o
          left join members m on m.org_id = o.id and m.email = $2
         where o.slug = $1
@@ -90,3 +134,5 @@ export class OrgContextService {
     });
   }
 }
+
+const keyOf = (orgSlug: string, email: string): string => `${orgSlug}\n${email}`;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { StableExpressAdapter } from '@kobana/nest-mcp';
+import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { ConformanceFixtureModule } from './fixture.module.js';
 
 /** Starts the fixture on 127.0.0.1 (port from argv or PORT; 0 = any) and prints `LISTENING <port>`. */

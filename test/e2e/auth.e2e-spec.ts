@@ -3,7 +3,7 @@ import request from 'supertest';
 import { legacyInitialize, legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
-/** security.md §Authentication: the MCP endpoint as an OAuth resource server. */
+/** libs/mcp/docs/security.md §Authentication: the MCP endpoint as an OAuth resource server. */
 let kadu: KaduTestApp;
 
 beforeAll(async () => {

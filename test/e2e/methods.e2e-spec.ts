@@ -3,7 +3,7 @@ import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } f
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { expectRpcResult, SERVER_INFO_KEY } from '../support/wire.js';
 
-/** wire.md §3–4: the methods of the endpoint and their per-era result envelopes. */
+/** libs/mcp/docs/ladder.md §3–4: the methods of the endpoint and their per-era result envelopes. */
 let kadu: KaduTestApp;
 let token: string;
 

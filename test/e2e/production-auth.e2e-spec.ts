@@ -8,7 +8,7 @@ import { ERAS, type Era } from '../support/kadu-client.js';
 import { JwksServer } from '../support/jwks-server.js';
 
 /**
- * The production token path (security.md §Authentication), end to end: Kadu configured with
+ * The production token path (libs/mcp/docs/security.md §Authentication), end to end: Kadu configured with
  * OAUTH_ISSUER / OAUTH_JWKS_URL, verifying tokens against a JWKS it fetches over HTTP from a
  * stand-in authorization server. Every refusal is checked in both eras.
  */

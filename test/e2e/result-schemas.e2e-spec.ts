@@ -1,12 +1,12 @@
 import request from 'supertest';
-import { adaptResponseForLegacyClient } from '../../libs/mcp/src/protocol/index.js';
+import { adaptResponseForLegacyClient } from '@kobana/nest-mcp/protocol/index.js';
 import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { ResultSchemas, type Revision } from '../support/mcp-schemas.js';
 
 /**
- * wire.md §4: every method's result, in each revision Kadu speaks, validated against that
+ * libs/mcp/docs/ladder.md §4: every method's result, in each revision Kadu speaks, validated against that
  * revision's official JSON Schema (test/schemas/mcp/) — closed at the top level, so a 2026 field
  * leaking to a 2025 client fails. The legacy adapter is then fed real 2026 results and its output
  * validated against both 2025 revisions.

@@ -3,7 +3,7 @@ import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
-/** wire.md §2 rungs 11–15 against the real Kadu app. */
+/** libs/mcp/docs/ladder.md §2 rungs 11–15 against the real Kadu app. */
 let kadu: KaduTestApp;
 let token: string;
 

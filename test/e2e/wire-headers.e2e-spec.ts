@@ -7,7 +7,7 @@ import { rawPost } from '../support/raw-http.js';
 import { expectRpcError, SEED_413_BODY } from '../support/wire.js';
 
 /**
- * wire.md §2: "every response, success or error, carries Cache-Control: no-store and
+ * libs/mcp/docs/ladder.md §2: "every response, success or error, carries Cache-Control: no-store and
  * MCP-Protocol-Version whenever a revision could be determined" — pinned on every rung, in both
  * eras, against the Kadu app (the revision comes from the request's header here). Rung 10 is in
  * rate-limits.e2e-spec.ts, rung 11 in wire-era.e2e-spec.ts.

@@ -4,7 +4,7 @@ import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { rawPost } from '../support/raw-http.js';
 import { expectRpcError, SEED_413_BODY } from '../support/wire.js';
 
-/** wire.md §2 rungs 1–9 and 13 against the real Kadu app, in both eras. */
+/** libs/mcp/docs/ladder.md §2 rungs 1–9 and 13 against the real Kadu app, in both eras. */
 let kadu: KaduTestApp;
 let url: string;
 let token: string;

@@ -1,7 +1,7 @@
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, KaduClient } from '../support/kadu-client.js';
 
-/** The tool catalogue of kadu.md: names, hints exactly as the table says, openWorldHint false everywhere. */
+/** The tool catalogue of docs/kadu.md: names, hints exactly as the table says, openWorldHint false everywhere. */
 let kadu: KaduTestApp;
 let owner: KaduClient;
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-// name → [readOnly, destructive, idempotent], from kadu.md §Tool catalogue.
+// name → [readOnly, destructive, idempotent], from docs/kadu.md §Tool catalogue.
 const CATALOGUE: Record<string, [boolean, boolean, boolean]> = {
   kadu_me_get: [true, false, true],
   kadu_usage_get: [true, false, true],

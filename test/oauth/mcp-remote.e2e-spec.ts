@@ -67,7 +67,7 @@ requires(chromium()).describe('mcp-remote', () => {
       expect(me.isError).toBeFalsy();
       expect(JSON.parse((me.content as { text: string }[])[0]!.text).data).toMatchObject({ organization: { slug: 'acme' }, member: { email: 'remote@acme.test', role: 'admin' } });
     } catch (error) {
-      throw new Error(`${String(error)}\n--- mcp-remote said:\n${log}`);
+      throw new Error(`${String(error)}\n--- mcp-remote said:\n${log}`, { cause: error });
     } finally {
       await client.close();
       await page.close();

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Response } from 'supertest';
 
-/** Asserts a JSON-RPC error answer as wire.md §2 fixes it: status, code, echoed id, compact body, headers. */
+/** Asserts a JSON-RPC error answer as libs/mcp/docs/ladder.md §2 fixes it: status, code, echoed id, compact body, headers. */
 export function expectRpcError(res: Response, status: number, code: number, id: string | number | null = null): void {
   expect(res.status, res.text).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

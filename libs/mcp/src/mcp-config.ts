@@ -1,9 +1,17 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import { type HttpException, Inject, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { canonicalResourceUrl, protectedResourceMetadataUrl } from './auth/bearer-challenge.js';
 import { isMcpPrincipal, type McpPrincipal } from './auth/principal.js';
-import { MCP_MODULE_OPTIONS, type McpModuleOptions, type McpToolAnnotationDefaults } from './mcp.options.js';
+import {
+  type McpAccessRequirement,
+  type McpCallerDescription,
+  type McpConfirmationText,
+  MCP_MODULE_OPTIONS,
+  type McpModuleOptions,
+  type McpToolAnnotationDefaults,
+} from './mcp.options.js';
+import type { PageBrand } from './pages/page-layout.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, KNOWN_REVISIONS, type ServerInfo } from './protocol/index.js';
 
 export const MCP_ENDPOINT_PATH = Symbol('MCP_ENDPOINT_PATH');
@@ -14,7 +22,15 @@ export function normalizePath(path: string | undefined): string {
   return (path ?? 'mcp').replace(/^\/+|\/+$/g, '') || 'mcp';
 }
 
-/** The module's options with every default applied, computed once at bootstrap. */
+const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_APPROVAL_TTL_MS = 10 * 60_000;
+const DEFAULT_MAX_PENDING_APPROVALS = 20;
+const DEFAULT_STATE_KEY_SALT = 'mcp-state-key';
+
+/**
+ * The module's options with every default applied, computed once at bootstrap: the rest of the
+ * module reads its settings here, never the raw options.
+ */
 @Injectable()
 export class McpConfig {
   readonly path: string;
@@ -31,9 +47,37 @@ export class McpConfig {
   readonly stateKey: Buffer;
   readonly annotationDefaults: Required<McpToolAnnotationDefaults>;
   readonly destructiveTools: 'confirm' | 'refuse' | 'run';
+  /** Tool, prompt and resource arguments are validated by this pipe (the app's, or one built from `validation`). */
+  readonly validationPipe: PipeTransform;
+  /** `validation.forbidNonWhitelisted`: published input schemas are closed (`additionalProperties: false`). */
+  readonly closedSchemas: boolean;
+  /** Whether the app reads the principal itself (`principal` option) rather than from `req.user`. */
+  readonly customPrincipal: boolean;
+  readonly authorize?: (principal: McpPrincipal | undefined, target: McpAccessRequirement) => boolean;
+  readonly presentResult: (value: unknown) => unknown;
+  readonly errorBody: (exception: HttpException) => unknown;
+  /** The app's request id (undefined: the `Request-Id` response header, `X-Request-Id` or a new UUID). */
+  readonly requestId?: (req: Request, res: Response) => string;
+  readonly protectedResource?: McpModuleOptions['protectedResource'];
+  readonly legacyLogging: boolean;
+  readonly legacySubscriptions: boolean;
+  readonly approvalTtlMs: number;
+  readonly maxPendingApprovals: number;
+  readonly approvalSessionCheck?: NonNullable<McpModuleOptions['approvals']>['sessionCheck'];
+  readonly describeConfirmation?: (
+    tool: { name: string; title?: string },
+    args: Record<string, unknown>,
+    principal: McpPrincipal | undefined,
+  ) => string | McpConfirmationText | Promise<string | McpConfirmationText>;
+  readonly pageBrand?: PageBrand;
+  readonly describeCaller?: (principal: McpPrincipal) => McpCallerDescription;
+  /** `subscriptions/listen`: what is offered and over which bus (undefined: nothing, the method is unknown). */
+  readonly subscriptions?: McpModuleOptions['subscriptions'];
+  /** The Tasks extension's store (undefined: the extension is not offered). */
+  readonly tasks?: McpModuleOptions['tasks'];
 
   constructor(
-    @Inject(MCP_MODULE_OPTIONS) readonly options: McpModuleOptions,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Inject(MCP_ENDPOINT_PATH) path: string,
   ) {
     this.path = path;
@@ -49,8 +93,8 @@ export class McpConfig {
     this.allowedOrigins = (options.allowedOrigins ?? []).map((o) => new URL(o).origin);
     this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.maxJsonDepth = options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-    this.pageSize = options.pageSize ?? 100;
-    this.stateKey = deriveKey(options.stateKey);
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.stateKey = deriveKey(options.stateKey, options.stateKeySalt ?? DEFAULT_STATE_KEY_SALT);
     this.annotationDefaults = {
       readOnlyHint: false,
       destructiveHint: false,
@@ -59,6 +103,24 @@ export class McpConfig {
       ...options.annotationDefaults,
     };
     this.destructiveTools = options.destructiveTools ?? 'confirm';
+    this.validationPipe = options.validationPipe ?? new ValidationPipe(options.validation ?? { transform: true });
+    this.closedSchemas = options.validation?.forbidNonWhitelisted === true;
+    this.customPrincipal = options.principal !== undefined;
+    this.authorize = options.authorize;
+    this.presentResult = options.presentResult ?? ((value) => value);
+    this.errorBody = options.errorBody ?? ((exception) => exception.getResponse());
+    this.requestId = options.requestId;
+    this.protectedResource = options.protectedResource;
+    this.legacyLogging = options.legacyLogging ?? false;
+    this.legacySubscriptions = options.legacySubscriptions ?? false;
+    this.approvalTtlMs = options.approvals?.ttlMs ?? DEFAULT_APPROVAL_TTL_MS;
+    this.maxPendingApprovals = options.approvals?.maxPendingPerPrincipal ?? DEFAULT_MAX_PENDING_APPROVALS;
+    this.approvalSessionCheck = options.approvals?.sessionCheck;
+    this.describeConfirmation = options.describeConfirmation;
+    this.pageBrand = options.pages?.brand;
+    this.describeCaller = options.pages?.describeCaller;
+    this.subscriptions = options.subscriptions;
+    this.tasks = options.tasks;
   }
 
   principalOf(req: Request): McpPrincipal | undefined {
@@ -91,7 +153,7 @@ export class McpConfig {
   }
 }
 
-function deriveKey(secret: string | Buffer | undefined): Buffer {
+function deriveKey(secret: string | Buffer | undefined, salt: string): Buffer {
   if (secret === undefined) return randomBytes(32);
-  return createHash('sha256').update('kadu-mcp-state-key\0').update(secret).digest();
+  return createHash('sha256').update(`${salt}\0`).update(secret).digest();
 }

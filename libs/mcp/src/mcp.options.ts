@@ -1,10 +1,18 @@
-import type { CanActivate, ModuleMetadata, PipeTransform, Type, ValidationPipeOptions } from '@nestjs/common';
+import {
+  type CanActivate,
+  ConfigurableModuleBuilder,
+  type HttpException,
+  type ModuleMetadata,
+  type PipeTransform,
+  type Type,
+  type ValidationPipeOptions,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from './auth/principal.js';
 import type { ServerInfo } from './protocol/index.js';
 import type { PageBrand } from './pages/page-layout.js';
-
-export const MCP_MODULE_OPTIONS = Symbol('MCP_MODULE_OPTIONS');
+import type { McpStateStore } from './state/mcp-state-store.js';
+import type { McpStateOptions } from './state/mcp-state.options.js';
 
 export interface McpToolAnnotationDefaults {
   readOnlyHint?: boolean;
@@ -21,9 +29,8 @@ export interface McpAccessRequirement {
   readonly roles: readonly string[];
 }
 
+/** The module's options, given to `forRoot` or made by `forRootAsync`'s factory; McpConfig applies the defaults. */
 export interface McpModuleOptions {
-  /** Endpoint path (default `mcp`). Fixed when the module is declared, also with forRootAsync. */
-  path?: string;
   serverInfo: ServerInfo;
   instructions?: string;
   /** Protocol revisions served, any order (default: all four the module knows). */
@@ -51,15 +58,20 @@ export interface McpModuleOptions {
   /** Shapes a tool's return value as the REST route does (e.g. wraps it in `{ data }`); default: as is. */
   presentResult?: (value: unknown) => unknown;
   /** The error body the REST API sends for an HttpException (default: `exception.getResponse()`). */
-  errorBody?: (exception: import('@nestjs/common').HttpException) => unknown;
+  errorBody?: (exception: HttpException) => unknown;
   /** Request id for logs and generic error messages (default: the response's `Request-Id` header or a new UUID). */
   requestId?: (req: Request, res: Response) => string;
   /** Defaults for tool annotations not given on `@McpTool` (all false unless set). */
   annotationDefaults?: McpToolAnnotationDefaults;
   /** Page size of tools/list, resources/list, templates/list and prompts/list (default 100). */
   pageSize?: number;
-  /** Secret for cursors (and later request state); random per process if absent. */
+  /**
+   * Secret for cursors, request states and approvals (hashed with `stateKeySalt` into the key);
+   * random per process if absent. Replicas that share a store must share it.
+   */
   stateKey?: string | Buffer;
+  /** Domain separation of the derived key (default `mcp-state-key`); an app that changes it changes every key. */
+  stateKeySalt?: string;
   /**
    * OAuth protected-resource metadata (RFC 9728). When set, the module serves
    * `/.well-known/oauth-protected-resource<path>` and `/.well-known/oauth-protected-resource`,
@@ -92,14 +104,13 @@ export interface McpModuleOptions {
    * `tasks/get`, `tasks/update` and `tasks/cancel` are served; absent, no task is ever made.
    */
   tasks?: import('./tasks/task-source.js').McpTaskSource;
-  /** The shared store for nonces and approvals (default: in memory, one process). */
-  stateStore?: import('./state/mcp-state-store.js').McpStateStore;
   /**
-   * Per-principal budgets (and per-address for failed logins), kept in the state store. Give a
-   * budget to change it, `false` to turn it off; defaults: general 300/min, writes 60/min,
-   * failedAuth 20 per 5 min.
+   * The store for nonces, approvals and counters (default: in memory, one process). Only used when
+   * no McpStateModule is among `imports`; with one, the state module's store is used.
    */
-  rateLimits?: Partial<Record<'general' | 'writes' | 'failedAuth', { points: number; durationSec: number } | false>>;
+  stateStore?: McpStateStore;
+  /** The budgets (see McpStateOptions); only used when no McpStateModule is among `imports`. */
+  rateLimits?: McpStateOptions['rateLimits'];
   /**
    * `subscriptions/listen` (2026 era): what the server delivers and over which event bus. Absent
    * (or offering nothing): the method is unknown and discover advertises no `listChanged`/`subscribe`.
@@ -144,16 +155,39 @@ export interface McpCallerDescription {
   readonly role?: string;
 }
 
-/** Declaration-time options: they shape routes and guards, so they cannot come from a factory. */
-export interface McpModuleDeclaration {
+/**
+ * Registration-time extras: they shape routes and guards, so they cannot come from a factory.
+ * With `forRootAsync` they sit beside `useFactory` / `useClass` / `useExisting`.
+ */
+export interface McpModuleExtras {
+  /** Endpoint path (default `mcp`). */
   path?: string;
-  /** Guards run before the MCP ladder, e.g. the app's bearer authentication (rung 3). */
+  /** Guards run before the MCP ladder, e.g. the app's bearer authentication (rung 3, docs/ladder.md). */
   guards?: Type<CanActivate>[];
-  /** Modules the guards' dependencies come from. */
+  /**
+   * Modules the guards' and the options factory's dependencies come from. An McpStateModule here is
+   * the state the endpoint shares with the host; without one the module keeps its own.
+   */
   imports?: ModuleMetadata['imports'];
+  /** Registers the module globally (default false), so its registries are visible everywhere. */
+  global?: boolean;
 }
 
-export interface McpModuleAsyncOptions extends McpModuleDeclaration {
-  inject?: any[];
-  useFactory: (...args: any[]) => McpModuleOptions | Promise<McpModuleOptions>;
+export const {
+  ConfigurableModuleClass: McpModuleBase,
+  MODULE_OPTIONS_TOKEN: MCP_MODULE_OPTIONS,
+  OPTIONS_TYPE: MCP_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: MCP_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
+  .setClassMethodName('forRoot')
+  .setExtras<McpModuleExtras>({ path: 'mcp', guards: [], imports: [], global: false }, (definition) => definition)
+  .build();
+
+/** `McpModule.forRoot(...)`: the options and the extras side by side. */
+export type McpModuleRootOptions = typeof MCP_OPTIONS_TYPE;
+/** `McpModule.forRootAsync(...)`: `useFactory` + `inject`, `useClass` or `useExisting`, and the extras. */
+export type McpModuleAsyncOptions = typeof MCP_ASYNC_OPTIONS_TYPE;
+/** What a `useClass` / `useExisting` options class implements. */
+export interface McpOptionsFactory {
+  create(): McpModuleOptions | Promise<McpModuleOptions>;
 }

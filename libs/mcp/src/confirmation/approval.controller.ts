@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, HttpCode, Param, Post, Req, Res, type Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { readBody } from '../http/read-body.js';
+import { readBody } from '../call/read-body.js';
 import { McpConfig } from '../mcp-config.js';
 import { sendPage } from '../pages/page-response.js';
 import {
@@ -32,7 +32,7 @@ export function createApprovalController(path: string): Type {
     ) {}
 
     private get frame(): PageFrame {
-      return { brand: this.config.options.pages?.brand, assets: this.config.pageAssetsPath };
+      return { brand: this.config.pageBrand, assets: this.config.pageAssetsPath };
     }
 
     @Get(':secret')
@@ -69,7 +69,7 @@ export function createApprovalController(path: string): Type {
     }
 
     private async sessionOk(req: Request, record: { id: string; principalKey: string; tool: string }): Promise<boolean> {
-      const check = this.config.options.approvals?.sessionCheck;
+      const check = this.config.approvalSessionCheck;
       return check ? check(req, { id: record.id, subject: record.principalKey, tool: record.tool }) : true;
     }
   }

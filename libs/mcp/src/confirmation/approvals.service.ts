@@ -36,10 +36,8 @@ export interface IssuedApproval {
   readonly expiresAt: string;
 }
 
-const DEFAULT_TTL_MS = 10 * 60_000;
 /** How long past its expiry a link still finds its record, so its page can say "expired" rather than "not valid". */
 const EXPIRED_GRACE_MS = 60 * 60_000;
-const DEFAULT_MAX_PENDING = 20;
 
 /** A principal already holds as many undecided approvals as allowed; nothing new is stored. */
 export class TooManyPendingApprovals extends Error {
@@ -54,7 +52,7 @@ export class TooManyPendingApprovals extends Error {
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
 /**
- * Approval records in the shared state store (security.md §Confirmation): bound to principal,
+ * Approval records in the shared state store (docs/security.md §Confirmation): bound to principal,
  * tool, argument digest and client; reachable by a long random secret stored only as a hash;
  * decided once (pending → approved | rejected) and consumed once (approved → consumed), atomically,
  * whichever replica the page and the retry land on.
@@ -68,8 +66,8 @@ export class ApprovalsService {
     private readonly config: McpConfig,
     @Inject(MCP_STATE_STORE) private readonly store: McpStateStore,
   ) {
-    this.ttlMs = config.options.approvals?.ttlMs ?? DEFAULT_TTL_MS;
-    this.maxPending = config.options.approvals?.maxPendingPerPrincipal ?? DEFAULT_MAX_PENDING;
+    this.ttlMs = config.approvalTtlMs;
+    this.maxPending = config.maxPendingApprovals;
   }
 
   /**

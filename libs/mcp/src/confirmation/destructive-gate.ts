@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import type { McpCall } from '../dispatch/mcp-call.js';
+import type { McpCall } from '../call/mcp-call.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
 import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
 import type { McpConfirmationText } from '../mcp.options.js';
@@ -7,7 +7,8 @@ import type { JsonObject } from '../protocol/index.js';
 import { summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
 import { ApprovalsService, type ApprovalRecord, type IssuedApproval, TooManyPendingApprovals } from './approvals.service.js';
 import { canonicalJson } from './canonical-json.js';
-import { InputRequests, type InputRound } from './inputs.js';
+import type { McpInputRound } from '../call/inputs.js';
+import { InputRequests } from '../protocol/index.js';
 import { argumentDigest } from './request-state.js';
 
 const CONFIRM_SCHEMA: JsonObject = {
@@ -21,7 +22,7 @@ type Confirmation = McpConfirmationText;
 const errorResult = (body: Record<string, unknown>): JsonObject => ({ content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true });
 
 /**
- * Nothing destructive runs until the person chooses to continue (security.md §Confirmation), and
+ * Nothing destructive runs until the person chooses to continue (docs/security.md §Confirmation), and
  * one confirmation allows exactly one run of exactly those arguments:
  * - 2026 clients that can show a form: `input_required` asking for `confirm`, run once on accept;
  * - 2026 clients that can only open a URL: the approval link as a URL elicitation;
@@ -44,7 +45,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
    * another's approval: refuse to start rather than serve that.
    */
   onApplicationBootstrap(): void {
-    if (this.config.destructiveTools !== 'confirm' || this.declaredGuards > 0 || this.config.options.principal) return;
+    if (this.config.destructiveTools !== 'confirm' || this.declaredGuards > 0 || this.config.customPrincipal) return;
     const destructive = this.registry.all().filter((t) => t.annotations.destructiveHint);
     if (destructive.length === 0) return;
     throw new Error(
@@ -54,7 +55,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
     );
   }
 
-  async guard(tool: RegisteredTool, args: JsonObject, call: McpCall, inputs: InputRound, run: () => Promise<JsonObject>): Promise<JsonObject> {
+  async guard(tool: RegisteredTool, args: JsonObject, call: McpCall, inputs: McpInputRound, run: () => Promise<JsonObject>): Promise<JsonObject> {
     if (this.config.destructiveTools === 'run') return run();
     if (this.config.destructiveTools === 'refuse') {
       return errorResult({ code: 'confirmation_required', message: `${tool.name} is destructive and this server does not run destructive tools over MCP; it was not run.` });
@@ -66,7 +67,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
     const digest = argumentDigest(canonicalJson(args));
     const principalKey = this.config.principalKey(call.principal);
     const title = tool.annotations.title ?? tool.name;
-    const describe = this.config.options.describeConfirmation;
+    const describe = this.config.describeConfirmation;
     const described = describe ? await describe({ name: tool.name, title }, args, call.principal) : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
     const text: McpConfirmationText = typeof described === 'string' ? { message: described } : described;
     const confirmation: Confirmation = {
@@ -166,7 +167,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
   }
 
   private async create(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, confirmation: Confirmation, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
-    const caller = call.principal && this.config.options.pages?.describeCaller?.(call.principal);
+    const caller = call.principal && this.config.describeCaller?.(call.principal);
     const record: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf'> = {
       principalKey,
       requester: caller?.person ?? call.principal?.subject ?? 'an unknown caller',
@@ -179,7 +180,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
       digest,
       summary: summarizeArguments(args),
       // Without the host's sentence, the page says what the details list below shows (never raw JSON).
-      message: this.config.options.describeConfirmation ? confirmation.message : `${title}, with the details below.`,
+      message: this.config.describeConfirmation ? confirmation.message : `${title}, with the details below.`,
       ...(confirmation.undoable !== undefined ? { undoable: confirmation.undoable } : {}),
       ...(confirmation.undoNote ? { undoNote: confirmation.undoNote } : {}),
     };

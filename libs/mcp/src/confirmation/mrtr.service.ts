@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { McpCall } from '../dispatch/mcp-call.js';
-import { McpRejectionError } from '../http/send.js';
+import { answerSiteOf, type McpCall } from '../call/mcp-call.js';
+import { answerOf, McpRejectionError, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
-import { ErrorCode, invalidParams, isPlainObject, type JsonObject, reject } from '../protocol/index.js';
+import { invalidParams, isPlainObject, type JsonObject, kindOf } from '../protocol/index.js';
 import { MCP_STATE_STORE, type McpStateStore } from '../state/mcp-state-store.js';
 import { canonicalJson } from './canonical-json.js';
-import { InputRequiredSignal, kindOf, InputRound, MissingCapabilitySignal } from './inputs.js';
+import { McpInputRound } from '../call/inputs.js';
 import { argumentDigest, RequestStateSealer } from './request-state.js';
 
 const STATE_TTL_MS = 10 * 60_000;
@@ -15,7 +15,7 @@ const INVALID_STATE = 'Invalid or expired requestState';
 /**
  * The stateless multi-round-trip machinery (2026-07-28 MRTR) around `tools/call`, `prompts/get`
  * and `resources/read`: checks a returned `requestState` (sealed, bound, unexpired, unused) and
- * the `inputResponses`, hands the handler its `InputRound`, and turns its request for input into an
+ * the `inputResponses`, hands the handler its `McpInputRound`, and turns its request for input into an
  * `input_required` result with a freshly sealed state.
  */
 @Injectable()
@@ -29,27 +29,18 @@ export class MrtrService {
     this.sealer = new RequestStateSealer(config.stateKey);
   }
 
-  async run(call: McpCall, target: string, args: unknown, work: (inputs: InputRound) => Promise<JsonObject>): Promise<JsonObject> {
+  async run(call: McpCall, target: string, args: unknown, work: (inputs: McpInputRound) => Promise<JsonObject>): Promise<JsonObject> {
     const inputs = await this.prepare(call, target, args);
     // The call object is per request: attaching the round to it (rather than copying the call)
     // keeps its lazily computed fields lazy.
     call.inputs = inputs;
     try {
       return await work(inputs);
-    } catch (signal) {
-      if (signal instanceof MissingCapabilitySignal) {
-        const names = Object.keys(signal.required).join(', ');
-        throw new McpRejectionError(
-          reject('missing_client_capability', 400, ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${names}`, call.id, {
-            data: { requiredCapabilities: signal.required },
-          }),
-        );
-      }
-      if (!(signal instanceof InputRequiredSignal)) throw signal;
-      if (call.era.era !== 'modern') {
-        // Never input_required in the 2025 era: there is no way to carry the request.
-        throw new McpRejectionError(invalidParams(call.id, 'This request needs input from the client, which the 2025-era protocol cannot carry'));
-      }
+    } catch (thrown) {
+      // The one map (errors.ts): only a 2026-era request for input is answered here, with a sealed state.
+      const answer = answerOf(thrown, answerSiteOf(call, 'method', this.config));
+      if (answer.kind !== 'input_required') throw rethrowable(answer, thrown);
+      const { signal } = answer;
       const asked = Object.fromEntries(Object.entries(signal.requests).map(([key, request]) => [key, kindOf(request)]));
       const requestState = this.sealer.seal({
         sub: this.config.principalKey(call.principal),
@@ -65,8 +56,8 @@ export class MrtrService {
     }
   }
 
-  private async prepare(call: McpCall, target: string, args: unknown): Promise<InputRound> {
-    if (call.era.era !== 'modern') return new InputRound('legacy', {}, {}, undefined);
+  private async prepare(call: McpCall, target: string, args: unknown): Promise<McpInputRound> {
+    if (call.era.era !== 'modern') return new McpInputRound('legacy', {}, {}, undefined);
     const { requestState, inputResponses } = call.params;
     if (inputResponses !== undefined && !isPlainObject(inputResponses)) {
       throw new McpRejectionError(invalidParams(call.id, 'Invalid params: inputResponses must be an object'));
@@ -88,6 +79,6 @@ export class MrtrService {
       }
       data = claims.data;
     }
-    return new InputRound('modern', call.era.clientCapabilities, (inputResponses as JsonObject | undefined) ?? {}, data);
+    return new McpInputRound('modern', call.era.clientCapabilities, (inputResponses as JsonObject | undefined) ?? {}, data);
   }
 }

@@ -73,7 +73,7 @@ export class McpCatalogRegistry implements OnModuleInit {
 
   onModuleInit(): void {
     const schemas = new DtoSchemaBuilder();
-    const closed = this.config.options.validation?.forbidNonWhitelisted === true;
+    const closed = this.config.closedSchemas;
     const scan = <O>(key: string) => scanDecoratedMethods<O>(this.discovery, this.scanner, key);
     const where = (m: DecoratedMethod<unknown>) => `${m.metatype.name}.${m.methodName}`;
 

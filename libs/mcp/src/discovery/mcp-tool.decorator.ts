@@ -40,7 +40,7 @@ export interface McpToolOptions {
    */
   task?: 'optional' | 'required';
   /** Extra content items for the MCP result only (e.g. `resource_link`s to what the call created). */
-  resourceLinks?: (value: unknown) => import('../dispatch/tool-result.js').McpContent[];
+  resourceLinks?: (value: unknown) => import('../call/tool-result.js').McpContent[];
 }
 
 /**

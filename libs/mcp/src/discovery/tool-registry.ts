@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { McpContent } from '../dispatch/tool-result.js';
+import type { McpContent } from '../call/tool-result.js';
 import { McpConfig } from '../mcp-config.js';
 import { type ParamHeader, paramHeadersOf } from '../protocol/index.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
@@ -51,7 +51,7 @@ export class McpToolRegistry implements OnModuleInit {
 
   onModuleInit(): void {
     const schemas = new DtoSchemaBuilder();
-    const closed = this.config.options.validation?.forbidNonWhitelisted === true;
+    const closed = this.config.closedSchemas;
     for (const method of scanDecoratedMethods<McpToolOptions>(this.discovery, this.scanner, MCP_TOOL_METADATA)) {
       const options = method.options;
       const location = `${method.metatype.name}.${method.methodName}`;
@@ -84,7 +84,7 @@ export class McpToolRegistry implements OnModuleInit {
     try {
       return paramHeadersOf(binding.inputSchema);
     } catch (error) {
-      throw new Error(`tool '${name}' on ${binding.location}: ${(error as Error).message}`);
+      throw new Error(`tool '${name}' on ${binding.location}: ${(error as Error).message}`, { cause: error });
     }
   }
 

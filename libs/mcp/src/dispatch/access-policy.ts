@@ -20,7 +20,7 @@ export class AccessPolicy {
       const held = principal?.roles ?? [];
       if (!target.roles.some((role) => held.includes(role))) return 'hidden';
     }
-    const authorize = this.config.options.authorize;
+    const authorize = this.config.authorize;
     if (authorize && !authorize(principal, target)) return 'hidden';
     const scopes = principal?.scopes ?? [];
     if (!target.scopes.every((scope) => scopes.includes(scope))) return 'missing_scope';
@@ -32,7 +32,7 @@ export class AccessPolicy {
    * everything, so they are the key; with one, nothing can be shared (undefined: do not cache).
    */
   visibilityKey(principal: McpPrincipal | undefined): string | undefined {
-    if (this.config.options.authorize) return undefined;
+    if (this.config.authorize) return undefined;
     const scopes = [...(principal?.scopes ?? [])].sort().join(' ');
     const roles = [...(principal?.roles ?? [])].sort().join(' ');
     return `${scopes}|${roles}`;

@@ -1,28 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { McpExchange } from '../http/exchange.js';
-import { requestIdOf } from '../http/request-id.js';
-import { McpRejectionError } from '../http/send.js';
+import { requestIdOf } from '../call/request-id.js';
+import { answerOf } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import {
   adaptResponseForLegacyClient,
   adaptResultForModernClient,
+  encodedOf,
+  type EraDecision,
+  type JsonRpcMessage,
   methodNotFound,
   type Rejection,
   serializeSuccess,
+  successHead,
+  successTail,
 } from '../protocol/index.js';
-import { CompletionMethods } from './completion.methods.js';
-import { LifecycleMethods } from './lifecycle.methods.js';
-import { type McpCall, type McpMethodHandler, STREAM_OPENED } from './mcp-call.js';
-import { ListenMethods } from '../subscriptions/listen.handler.js';
-import { PromptMethods } from './prompt.methods.js';
-import { ResourceMethods } from './resource.methods.js';
-import { TaskMethods } from './task.methods.js';
-import { ToolMethods } from './tool.methods.js';
+import { CompletionHandler } from './completion.handler.js';
+import { LifecycleHandler } from './lifecycle.handler.js';
+import { answerSiteOf, type McpCall, type McpMethodHandler, STREAM_OPENED } from '../call/mcp-call.js';
+import { ListenHandler } from '../subscriptions/listen.handler.js';
+import { PromptHandler } from './prompt.handler.js';
+import { ResourceHandler } from './resource.handler.js';
+import { TaskHandler } from './task.handler.js';
+import { ToolHandler } from './tool.handler.js';
 
-/** `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`). */
-/** `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen). */
-export type DispatchOutcome = { status: 200; body: string; toolError?: boolean } | { rejection: Rejection } | { streamed: true };
+/**
+ * `body`: the JSON text, or its bytes in parts (a shared result's pre-encoded tail after the id).
+ * `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`).
+ * `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen).
+ */
+export type DispatchOutcome = { status: 200; body: string | readonly Buffer[]; toolError?: boolean } | { rejection: Rejection } | { streamed: true };
 
 /** Routes one request that passed the ladder to its method handler and adapts the result to the era. */
 @Injectable()
@@ -31,13 +38,13 @@ export class McpDispatcher {
 
   constructor(
     private readonly config: McpConfig,
-    lifecycle: LifecycleMethods,
-    tools: ToolMethods,
-    resources: ResourceMethods,
-    prompts: PromptMethods,
-    completions: CompletionMethods,
-    listen: ListenMethods,
-    tasks: TaskMethods,
+    lifecycle: LifecycleHandler,
+    tools: ToolHandler,
+    resources: ResourceHandler,
+    prompts: PromptHandler,
+    completions: CompletionHandler,
+    listen: ListenHandler,
+    tasks: TaskHandler,
   ) {
     const groups = [lifecycle, tools, resources, prompts, completions, listen, tasks];
     for (const handler of groups.flatMap((group) => group.handlers())) {
@@ -45,19 +52,14 @@ export class McpDispatcher {
     }
   }
 
-  /** Lets other parts of the module (resources, prompts…) replace a method's handler. */
-  register(handler: McpMethodHandler): void {
-    this.handlers.set(handler.method, handler);
-  }
-
-  async dispatch(exchange: Required<Pick<McpExchange, 'message' | 'era'>>, req: Request, res: Response): Promise<DispatchOutcome> {
+  async dispatch(exchange: { message: JsonRpcMessage; era: EraDecision }, req: Request, res: Response): Promise<DispatchOutcome> {
     const { message, era } = exchange;
     const id = message.id!;
     const handler = this.handlers.get(message.method);
     if (!handler || !handler.eras.includes(era.era)) {
       return { rejection: methodNotFound(id, message.method, era.era === 'modern') };
     }
-    const requestIdFn = this.config.options.requestId;
+    const requestIdFn = this.config.requestId;
     const call: McpCall = {
       id,
       method: message.method,
@@ -74,6 +76,16 @@ export class McpDispatcher {
     try {
       const result = await handler.handle(call);
       if (result === STREAM_OPENED) return { streamed: true };
+      const encoded = encodedOf(result);
+      if (encoded) {
+        // A shared result (a list page): adapted and encoded once per era, only the id is new.
+        let tail = encoded.get(era.era);
+        if (!tail) {
+          tail = successTail(era.era === 'modern' ? adaptResultForModernClient(message.method, result, this.config.serverInfo) : adaptResponseForLegacyClient(result));
+          encoded.set(era.era, tail);
+        }
+        return { status: 200, body: [successHead(id), tail] };
+      }
       const adapted =
         era.era === 'modern'
           ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
@@ -81,7 +93,10 @@ export class McpDispatcher {
       const toolError = message.method === 'tools/call' && result.isError === true;
       return { status: 200, body: serializeSuccess(id, adapted), ...(toolError ? { toolError } : {}) };
     } catch (error) {
-      if (error instanceof McpRejectionError) return { rejection: error.rejection };
+      // One map for every handler (errors.ts); what it does not answer here (an app's HttpException
+      // of 5xx, an unexpected error) goes on to the endpoint's exception filter.
+      const answer = answerOf(error, answerSiteOf(call, 'method', this.config));
+      if (answer.kind === 'rejection' && answer.cause === undefined) return { rejection: answer.rejection };
       throw error;
     }
   }

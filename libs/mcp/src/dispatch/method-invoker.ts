@@ -1,10 +1,10 @@
-import { Injectable, type PipeTransform, type Type, ValidationPipe } from '@nestjs/common';
+import { Injectable, type PipeTransform, type Type } from '@nestjs/common';
 import { ContextIdFactory, ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import type { MethodBinding } from '../discovery/method-binding.js';
 import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
-import type { McpCall, McpCallContext } from './mcp-call.js';
+import type { McpCall, McpCallContext } from '../call/mcp-call.js';
 
 /** A validated, bound call of a provider's method, not yet run. */
 export interface PreparedCall {
@@ -27,7 +27,7 @@ export class MethodInvoker {
     private readonly config: McpConfig,
     private readonly moduleRef: ModuleRef,
   ) {
-    this.validation = config.options.validationPipe ?? new ValidationPipe(config.options.validation ?? { transform: true });
+    this.validation = config.validationPipe;
   }
 
   async invoke(binding: MethodBinding, args: JsonObject, call: McpCall, context: Partial<McpCallContext> & { name: string }): Promise<unknown> {

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { McpRejectionError } from '../http/send.js';
-import { invalidParams, type JsonObject, type JsonRpcId, openCursor, RawJson, sealCursor } from '../protocol/index.js';
+import { McpRejectionError } from '../errors.js';
+import { invalidParams, type JsonObject, type JsonRpcId, openCursor, RawJson, sealCursor, sharedResult } from '../protocol/index.js';
 
 export interface ListPage {
   readonly items: RawJson;
   readonly nextCursor?: string;
+  /** The list method's result for this page, built once and shared (its bytes are encoded once per era). */
+  result?: JsonObject;
 }
 
 /**
@@ -73,5 +75,7 @@ export class BoundedCache<V> {
 export function pageResult<T>(list: PagedList<T>, call: { id: JsonRpcId; params: JsonObject }, key: string): JsonObject {
   const page = list.page(call.params.cursor);
   if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
-  return page.nextCursor ? { [key]: page.items, nextCursor: page.nextCursor } : { [key]: page.items };
+  // A PagedList always answers under the same key (one list kind), so one result per page.
+  page.result ??= sharedResult(page.nextCursor ? { [key]: page.items, nextCursor: page.nextCursor } : { [key]: page.items });
+  return page.result;
 }

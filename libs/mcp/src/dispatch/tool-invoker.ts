@@ -1,14 +1,11 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { answerSiteOf, type McpCall } from '../call/mcp-call.js';
+import { McpToolResult } from '../call/tool-result.js';
 import type { RegisteredTool } from '../discovery/tool-registry.js';
-import { InputRequiredSignal, MissingCapabilitySignal } from '../confirmation/inputs.js';
-import { McpRejectionError } from '../http/send.js';
+import { answerOf, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
-import type { McpCall } from './mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
-import { McpToolResult } from './tool-result.js';
-import { asUnavailable } from './unavailable.js';
-import { StateStoreUnavailable } from '../state/mcp-state-store.js';
 
 /**
  * Runs one tool and turns the outcome into a CallToolResult. Errors the caller can act on (4xx)
@@ -49,30 +46,22 @@ export class ToolInvoker {
 
   private present(tool: RegisteredTool, value: unknown): JsonObject {
     if (value instanceof McpToolResult) return value.toResult();
-    const presented = this.config.options.presentResult ? this.config.options.presentResult(value) : value;
+    const presented = this.config.presentResult(value);
     const content: unknown[] = presented === undefined ? [] : [{ type: 'text', text: JSON.stringify(presented) }];
     if (tool.resourceLinks) content.push(...tool.resourceLinks(value));
     return { content };
   }
 
+  /** A tool's error the caller can act on is a result with `isError`; the rest is answered by the dispatcher (errors.ts). */
   private failure(error: unknown, tool: RegisteredTool, call: McpCall): JsonObject {
-    if (error instanceof McpRejectionError || error instanceof InputRequiredSignal || error instanceof MissingCapabilitySignal || error instanceof StateStoreUnavailable) throw error;
-    const down = asUnavailable(error, call.id);
-    if (down) throw down;
-    if (error instanceof HttpException && error.getStatus() < 500) {
-      const body = this.config.options.errorBody ? this.config.options.errorBody(error) : error.getResponse();
-      return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+    const answer = answerOf(error, answerSiteOf(call, 'tool', this.config));
+    if (answer.kind !== 'tool_error') throw rethrowable(answer, error);
+    if (answer.cause !== undefined) {
+      const cause = answer.cause;
+      this.logger.error(
+        `tool ${tool.name} failed (request ${call.requestId}): ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`,
+      );
     }
-    this.logger.error(
-      `tool ${tool.name} failed (request ${call.requestId}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-    );
-    const body = {
-      error: {
-        code: 'internal_error',
-        message: `The tool failed unexpectedly. Quote request id ${call.requestId} to the operator.`,
-        request_id: call.requestId,
-      },
-    };
-    return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
+    return { content: [{ type: 'text', text: JSON.stringify(answer.body) }], isError: true };
   }
 }

@@ -1,11 +1,12 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { McpRejectionError, setCommonHeaders } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { McpRejectionError } from '../errors.js';
+import { setCommonHeaders } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
 import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
 
-/** Rung 11 of wire.md §2: decides the era of the request from its body, cross-checked with the header. */
+/** Rung 11 of docs/ladder.md §2: decides the era of the request from its body, cross-checked with the header. */
 @Injectable()
 export class EraGuard implements CanActivate {
   constructor(private readonly config: McpConfig) {}

@@ -1,12 +1,12 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { McpRejectionError } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { McpRejectionError } from '../errors.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { checkParamHeaders, checkStandardHeaders } from '../protocol/index.js';
 
 /**
- * Rung 12 of wire.md §2 (2026 era only): the standard headers must be present and mirror the body,
+ * Rung 12 of docs/ladder.md §2 (2026 era only): the standard headers must be present and mirror the body,
  * and for `tools/call` every argument the tool mirrors into an `Mcp-Param-*` header must agree.
  */
 @Injectable()

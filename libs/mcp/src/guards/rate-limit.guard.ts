@@ -1,15 +1,15 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RateLimits, rateLimitHeaders, RateLimitStoreUnavailable, type RateVerdict } from '../dispatch/rate-limits.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
-import { exchangeOf } from '../http/exchange.js';
-import { McpRejectionError } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { McpRejectionError, StoreUnavailable } from '../errors.js';
+import { RateLimits, rateLimitHeaders, type RateVerdict } from '../state/rate-limits.js';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { ErrorCode, type JsonRpcId, type Rejection, reject } from '../protocol/index.js';
+import { type JsonRpcId, serviceUnavailable, tooManyRequests } from '../protocol/index.js';
 
 /**
- * Rung 10 of wire.md §2: the caller's budgets, after the message is known and before anything
+ * Rung 10 of docs/ladder.md §2: the caller's budgets, after the message is known and before anything
  * else is done for it. Every request spends the principal's general budget; a `tools/call` of a
  * tool that is not read-only also spends the tighter write budget. Over budget → 429 with
  * `Retry-After`; the store unreachable → 503 (never an unchecked pass).
@@ -50,7 +50,7 @@ export class RateLimitGuard implements CanActivate {
         this.check(res, await this.limits.consume('writes', key), id);
       }
     } catch (error) {
-      if (error instanceof RateLimitStoreUnavailable) throw new McpRejectionError(unavailable(id));
+      if (error instanceof StoreUnavailable) throw new McpRejectionError(serviceUnavailable(id, 5, error.store));
       throw error;
     }
     return true;
@@ -59,20 +59,6 @@ export class RateLimitGuard implements CanActivate {
   private check(res: Response, verdict: RateVerdict | undefined, id: JsonRpcId | null): void {
     if (!verdict) return;
     for (const [name, value] of Object.entries(rateLimitHeaders(verdict))) res.setHeader(name, value);
-    if (!verdict.allowed) throw new McpRejectionError(tooMany(id, verdict.resetSec));
+    if (!verdict.allowed) throw new McpRejectionError(tooManyRequests(id, verdict.resetSec));
   }
-}
-
-export function tooMany(id: JsonRpcId | null, retryAfter: number): Rejection {
-  return reject('rate_limited', 429, ErrorCode.InvalidRequest, `Too many requests: retry after ${retryAfter} s`, id, {
-    data: { retry_after: retryAfter },
-    headers: { 'Retry-After': String(retryAfter) },
-  });
-}
-
-export function unavailable(id: JsonRpcId | null, retryAfter = 5, what = 'the rate-limit store'): Rejection {
-  return reject('service_unavailable', 503, ErrorCode.InternalError, `Service unavailable (${what} cannot be reached): retry after ${retryAfter} s`, id, {
-    data: { retry_after: retryAfter },
-    headers: { 'Retry-After': String(retryAfter) },
-  });
 }

@@ -1,8 +1,8 @@
 import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { exchangeOf } from '../http/exchange.js';
-import { readBody } from '../http/read-body.js';
-import { McpRejectionError } from '../http/send.js';
+import { exchangeOf } from '../call/exchange.js';
+import { readBody } from '../call/read-body.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../protocol/index.js';
 
 /**
- * Rungs 4–9 of wire.md §2, after authentication: POST only, JSON only, the body read under the
+ * Rungs 4–9 of docs/ladder.md §2, after authentication: POST only, JSON only, the body read under the
  * limit, then parsed into exactly one JSON-RPC request or notification.
  */
 @Injectable()
@@ -74,6 +74,6 @@ function warnBodyReadByHost(path: string): void {
   if (warnedBodyReadByHost) return;
   warnedBodyReadByHost = true;
   new Logger('McpModule').warn(
-    `A middleware of the app read the body of /${path} before the MCP endpoint: oversized and malformed bodies then get that middleware's answers, not JSON-RPC errors (wire.md §2 rungs 6-7). Make it skip /${path}.`,
+    `A middleware of the app read the body of /${path} before the MCP endpoint: oversized and malformed bodies then get that middleware's answers, not JSON-RPC errors (docs/ladder.md §2 rungs 6-7). Make it skip /${path}.`,
   );
 }

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { isJsonContentType, isRejection, type JsonRpcId, parseJsonRpc } from '../protocol/index.js';
-import { readBody } from './read-body.js';
+import { readBody } from '../call/read-body.js';
 
 /** How long an early refusal waits for a body the client has not finished sending. */
 const WAIT_MS = 1000;

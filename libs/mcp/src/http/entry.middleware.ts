@@ -2,12 +2,12 @@ import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { exchangeOf } from './exchange.js';
+import { exchangeOf } from '../call/exchange.js';
 import { bodyTooLarge, HEADER_PROTOCOL_VERSION, isOriginAllowed, originForbidden } from '../protocol/index.js';
 import { sendRejection, setCommonHeaders } from './send.js';
 
 /**
- * Rungs 1 and 2 of wire.md §2, before any guard: a foreign Origin (DNS rebinding) and a declared
+ * Rungs 1 and 2 of docs/ladder.md §2, before any guard: a foreign Origin (DNS rebinding) and a declared
  * Content-Length over the limit are refused without authenticating and without reading the body.
  */
 @Injectable()

@@ -17,7 +17,7 @@ interface RouterLayer {
 }
 
 /**
- * wire.md §2 puts authentication (rung 3) before the body limit and the parse (rungs 6 and 7), and
+ * docs/ladder.md §2 puts authentication (rung 3) before the body limit and the parse (rungs 6 and 7), and
  * wants JSON-RPC errors for both: a host parser reading the endpoint's body first would answer
  * oversized or broken bodies with its own error page before anything of ours runs. So each
  * body-parser already in the host's Express stack is told to let the endpoint's requests through

@@ -10,11 +10,8 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { McpDispatcher } from '../dispatch/mcp-dispatcher.js';
-import { EraGuard } from '../guards/era.guard.js';
-import { HeaderMatchGuard } from '../guards/header-match.guard.js';
-import { RateLimitGuard } from '../guards/rate-limit.guard.js';
-import { McpTransportGuard } from '../guards/transport.guard.js';
-import { exchangeOf } from './exchange.js';
+import { LADDER_GUARDS } from '../ladder.js';
+import { exchangeOf } from '../call/exchange.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { McpExceptionFilter } from './mcp-exception.filter.js';
 import { sendJson, sendRejection } from './send.js';
@@ -56,12 +53,12 @@ export class McpEndpointController {
 
 /**
  * Declares the endpoint's controller for one module registration: its path and the app's guards
- * (authentication) come first, then the module's own ladder.
+ * (authentication, rung 3) come first, then the module's own ladder (ladder.ts).
  */
 export function createMcpController(path: string, appGuards: Type<CanActivate>[]): Type<McpEndpointController> {
   @Controller(path)
   @UseFilters(McpExceptionFilter)
-  @UseGuards(...appGuards, McpTransportGuard, RateLimitGuard, EraGuard, HeaderMatchGuard)
+  @UseGuards(...appGuards, ...LADDER_GUARDS)
   class McpController extends McpEndpointController {
     constructor(dispatcher: McpDispatcher, telemetry: McpTelemetry) {
       super(dispatcher, telemetry);

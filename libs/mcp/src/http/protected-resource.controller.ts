@@ -22,7 +22,7 @@ export function createProtectedResourceController(path: string): Type {
     }
 
     private send(req: Request, res: Response): void {
-      const resource = this.config.options.protectedResource;
+      const resource = this.config.protectedResource;
       if (!resource) throw new NotFoundException();
       res.setHeader('Cache-Control', 'public, max-age=3600');
       res.setHeader('Access-Control-Allow-Origin', '*');

@@ -3,7 +3,7 @@ import { type Rejection, rejectionBody } from '../protocol/index.js';
 
 export const HEADER_MCP_PROTOCOL_VERSION = 'MCP-Protocol-Version';
 
-/** Every response of the endpoint, success or error, is never stored by caches (wire.md §2). */
+/** Every response of the endpoint, success or error, is never stored by caches (docs/ladder.md §2). */
 export function setCommonHeaders(res: Response, revision?: string): void {
   res.setHeader('Cache-Control', 'no-store');
   if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
@@ -11,11 +11,21 @@ export function setCommonHeaders(res: Response, revision?: string): void {
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 
-export function sendJson(res: Response, status: number, body: string): void {
+export function sendJson(res: Response, status: number, body: string | readonly Buffer[]): void {
   if (res.headersSent) return;
   // One writeHead with the length known: a single write on the socket, no chunked encoding.
-  res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
+  if (typeof body === 'string') {
+    res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
+  // Pre-encoded parts go out as they are (corked: one writev with the headers), never re-encoded.
+  let length = 0;
+  for (const part of body) length += part.length;
+  res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': length });
+  res.cork();
+  for (let i = 0; i < body.length - 1; i++) res.write(body[i]);
+  res.end(body[body.length - 1]);
 }
 
 export function sendRejection(res: Response, rejection: Rejection): void {
@@ -50,12 +60,4 @@ function closeLingering(res: Response): void {
     res.req.resume();
     socket.destroySoon();
   });
-}
-
-/** A rejection thrown from a guard or handler; the endpoint's exception filter writes it. */
-export class McpRejectionError extends Error {
-  constructor(readonly rejection: Rejection) {
-    super(rejection.message);
-    this.name = 'McpRejectionError';
-  }
 }

@@ -32,7 +32,7 @@ export interface LegacyEra {
 export type EraDecision = ModernEra | LegacyEra;
 
 /**
- * Rung 11 of wire.md §2. The era is read from the body: a request is 2026-era iff `params._meta`
+ * Rung 11 of docs/ladder.md §2. The era is read from the body: a request is 2026-era iff `params._meta`
  * holds the key `io.modelcontextprotocol/protocolVersion` (any value). `_meta` alone does not make
  * a request modern: 2025 requests may carry `_meta.progressToken`. The header is a cross-check.
  */
@@ -111,7 +111,7 @@ function readEnvelope(meta: JsonObject): ModernEra | string {
 }
 
 /**
- * wire.md §1: `initialize` asking for an enabled legacy revision gets it; anything else (an unknown
+ * docs/ladder.md §1: `initialize` asking for an enabled legacy revision gets it; anything else (an unknown
  * string, 2026-07-28, a disabled 2025 revision) gets the newest enabled legacy revision.
  * 2026-07-28 is never negotiated through `initialize`.
  */

@@ -12,3 +12,4 @@ export * from './param-headers.js';
 export * from './json-depth.js';
 export * from './subscriptions.js';
 export * from './tasks.js';
+export * from './input-requests.js';

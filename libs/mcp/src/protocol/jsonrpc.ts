@@ -26,7 +26,7 @@ export function readableId(value: unknown): JsonRpcId | null {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
 
-/** Rungs 7–9 of wire.md §2: JSON, no batch, a JSON-RPC 2.0 request or notification. */
+/** Rungs 7–9 of docs/ladder.md §2: JSON, no batch, a JSON-RPC 2.0 request or notification. */
 export function parseJsonRpc(text: string): JsonRpcMessage | Rejection {
   let value: unknown;
   try {

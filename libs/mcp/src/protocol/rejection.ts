@@ -3,7 +3,7 @@ import { ErrorCode } from './constants.js';
 export type JsonRpcId = string | number;
 
 /**
- * One refusal of the ladder (spec wire.md §2). `rung` is a stable name, so that every rejection
+ * One refusal of the ladder (spec docs/ladder.md §2). `rung` is a stable name, so that every rejection
  * can be asserted and logged by name rather than by message text.
  */
 export interface Rejection {
@@ -115,6 +115,26 @@ export function methodNotFound(id: JsonRpcId | null, method: string, modern: boo
 /** Rung 15: handler-level errors answer in-band (HTTP 200). */
 export function invalidParams(id: JsonRpcId | null, message: string, data?: unknown): Rejection {
   return reject('invalid_params', 200, ErrorCode.InvalidParams, message, id, data === undefined ? {} : { data });
+}
+
+/** Rung 10: a budget is spent; the client retries after `retryAfter` seconds. */
+export function tooManyRequests(id: JsonRpcId | null, retryAfter: number): Rejection {
+  return reject('rate_limited', 429, ErrorCode.InvalidRequest, `Too many requests: retry after ${retryAfter} s`, id, {
+    data: { retry_after: retryAfter },
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+}
+
+/** A store or dependency cannot be reached: 503 with Retry-After, never an unchecked pass (docs/security.md §Failure). */
+export function serviceUnavailable(id: JsonRpcId | null, retryAfter = 5, what = 'the rate-limit store'): Rejection {
+  return reject(
+    'service_unavailable',
+    503,
+    ErrorCode.InternalError,
+    `Service unavailable (${what} cannot be reached): retry after ${retryAfter} s`,
+    id,
+    { data: { retry_after: retryAfter }, headers: { 'Retry-After': String(retryAfter) } },
+  );
 }
 
 export function rejectionBody(r: Rejection): string {

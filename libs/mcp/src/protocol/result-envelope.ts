@@ -28,7 +28,7 @@ const MODERN_ONLY_KEYS = ['resultType', 'ttlMs', 'cacheScope'] as const;
 /**
  * 2026 results always carry `resultType` and the serverInfo `_meta` key; cacheable complete results
  * also carry `ttlMs: 0` and `cacheScope: "private"`, since what they hold is filtered by the caller's
- * permissions (wire.md §4). Never on `input_required` results.
+ * permissions (docs/ladder.md §4). Never on `input_required` results.
  */
 export function adaptResultForModernClient(method: string, result: JsonObject, serverInfo: ServerInfo): JsonObject {
   const resultType = typeof result.resultType === 'string' ? result.resultType : 'complete';

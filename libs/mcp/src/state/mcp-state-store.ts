@@ -29,11 +29,3 @@ export interface McpStateStore {
 }
 
 export const MCP_STATE_STORE = Symbol('MCP_STATE_STORE');
-
-/** The store could not be reached: whatever needed it is refused with 503, never let through. */
-export class StateStoreUnavailable extends Error {
-  constructor(cause: unknown) {
-    super(`the MCP state store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
-    this.name = 'StateStoreUnavailable';
-  }
-}

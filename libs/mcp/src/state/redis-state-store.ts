@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { type McpRateLimiter, type McpStateStore, StateStoreUnavailable } from './mcp-state-store.js';
+import { StoreUnavailable } from '../errors.js';
+import type { McpRateLimiter, McpStateStore } from './mcp-state-store.js';
 
 // Compare-and-set that keeps the key's remaining expiry.
 const CAS = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL') return 1 end return 0`;
@@ -10,7 +11,7 @@ const INCR = `local v = redis.call('INCRBY', KEYS[1], ARGV[1]) if v == tonumber(
 export interface RedisStateStoreOptions {
   /**
    * Bound in ms on every call, waiting for a connection included (default 3000): past it the call
-   * fails with StateStoreUnavailable and the request answers 503, so a partition never hangs it.
+   * fails with StoreUnavailable and the request answers 503, so a partition never hangs it.
    */
   timeoutMs?: number;
 }
@@ -37,14 +38,14 @@ export class RedisStateStore implements McpStateStore {
     this.redis.on('error', () => undefined);
   }
 
-  /** Runs one command within the bound, turning any failure to reach Redis into StateStoreUnavailable. */
+  /** Runs one command within the bound, turning any failure to reach Redis into StoreUnavailable. */
   private async run<T>(command: (redis: Redis) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.timeoutMs;
     try {
       const redis = await this.ready(deadline);
       return await within(command(redis), deadline - Date.now());
     } catch (error) {
-      throw error instanceof StateStoreUnavailable ? error : new StateStoreUnavailable(error);
+      throw error instanceof StoreUnavailable ? error : new StoreUnavailable(error);
     }
   }
 
@@ -54,12 +55,12 @@ export class RedisStateStore implements McpStateStore {
    */
   private async ready(deadline: number): Promise<Redis> {
     if (this.redis.status === 'ready') return this.redis;
-    if (this.redis.status === 'reconnecting') throw new StateStoreUnavailable('Redis is not reachable');
+    if (this.redis.status === 'reconnecting') throw new StoreUnavailable('Redis is not reachable');
     if (this.redis.status === 'end' || this.redis.status === 'close') this.redis.connect().catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => done(new StateStoreUnavailable('Redis is not reachable')), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => done(new StoreUnavailable('Redis is not reachable')), Math.max(0, deadline - Date.now()));
       const onReady = (): void => done();
-      const onFailure = (): void => done(new StateStoreUnavailable('Redis is not reachable'));
+      const onFailure = (): void => done(new StoreUnavailable('Redis is not reachable'));
       const done = (error?: Error): void => {
         clearTimeout(timer);
         this.redis.off('ready', onReady);
@@ -124,11 +125,11 @@ export class RedisStateStore implements McpStateStore {
   }
 }
 
-/** `promise`, or a StateStoreUnavailable once `ms` have passed without an answer. */
+/** `promise`, or a StoreUnavailable once `ms` have passed without an answer. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expiry = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StateStoreUnavailable(`Redis did not answer within the bound`)), Math.max(0, ms));
+    timer = setTimeout(() => reject(new StoreUnavailable(`Redis did not answer within the bound`)), Math.max(0, ms));
   });
   promise.catch(() => undefined); // it may still settle after the bound
   return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));

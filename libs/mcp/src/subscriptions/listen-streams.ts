@@ -61,7 +61,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     config: McpConfig,
     @Inject(MCP_EVENT_BUS) private readonly bus: McpEventBus,
   ) {
-    const options = config.options.subscriptions;
+    const options = config.subscriptions;
     this.enabled = config.protocolVersions.some((v) => !isLegacyRevision(v)) && !offersNothing(subscriptionOffer(options));
     this.maxStreamsPerPrincipal = options?.maxStreamsPerPrincipal ?? 10;
     this.maxSubscriptionsPerStream = options?.maxSubscriptionsPerStream ?? 100;

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCall, McpMethodHandler } from '../dispatch/mcp-call.js';
-import { STREAM_OPENED } from '../dispatch/mcp-call.js';
-import { ResourceMethods } from '../dispatch/resource.methods.js';
-import { McpRejectionError } from '../http/send.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
+import { STREAM_OPENED } from '../call/mcp-call.js';
+import { ResourceHandler } from '../dispatch/resource.handler.js';
+import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { ErrorCode, invalidParams, offeredPart, parseSubscriptionFilter, reject, type SubscriptionFilter } from '../protocol/index.js';
 import { ListenStreams } from './listen-streams.js';
@@ -14,11 +14,11 @@ import { subscriptionOffer } from './subscription-options.js';
  * the filter, the limits, and that the principal can see every URI and task it names.
  */
 @Injectable()
-export class ListenMethods {
+export class ListenHandler {
   constructor(
     private readonly config: McpConfig,
     private readonly streams: ListenStreams,
-    private readonly resources: ResourceMethods,
+    private readonly resources: ResourceHandler,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -30,7 +30,7 @@ export class ListenMethods {
   private async listen(call: McpCall): Promise<typeof STREAM_OPENED> {
     const parsed = parseSubscriptionFilter(call.params);
     if ('error' in parsed) throw new McpRejectionError(invalidParams(call.id, `Invalid params: ${parsed.error}`));
-    const options = this.config.options.subscriptions;
+    const options = this.config.subscriptions;
     const honoured = offeredPart(parsed.filter, subscriptionOffer(options));
     const followed = (honoured.resourceSubscriptions?.length ?? 0) + (honoured.taskIds?.length ?? 0);
     const maxFollowed = this.streams.maxSubscriptionsPerStream;
@@ -70,7 +70,7 @@ export class ListenMethods {
     for (const uri of filter.resourceSubscriptions ?? []) {
       await read.handle({ ...call, method: 'resources/read', params: { uri }, inputs: undefined, requestId: call.requestId } as McpCall);
     }
-    const authorizeTask = this.config.options.subscriptions?.authorizeTask;
+    const authorizeTask = this.config.subscriptions?.authorizeTask;
     for (const taskId of filter.taskIds ?? []) {
       if (!(await authorizeTask?.(call.principal, taskId))) {
         throw new McpRejectionError(invalidParams(call.id, `Task not found: ${taskId}`, { taskId }));

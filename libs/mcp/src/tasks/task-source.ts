@@ -1,5 +1,5 @@
 import type { McpPrincipal } from '../auth/principal.js';
-import type { InputRound } from '../confirmation/inputs.js';
+import type { McpInputRound } from '../call/inputs.js';
 import type { JsonObject, TaskRef, TaskState } from '../protocol/index.js';
 
 export type { TaskRef as McpTaskRef, TaskState as McpTaskState, TaskStatus as McpTaskStatus } from '../protocol/index.js';
@@ -38,7 +38,7 @@ export interface McpTaskSource {
    * now (answers to other keys were dropped, tasks.md §Task Update Requests); read each with
    * `inputs.elicitation(key, schema)` and friends. Keys the app mints must never repeat within a task.
    */
-  update(ref: TaskRef, caller: McpTaskCaller, inputs: InputRound, keys: readonly string[]): Promise<void>;
+  update(ref: TaskRef, caller: McpTaskCaller, inputs: McpInputRound, keys: readonly string[]): Promise<void>;
   /** The caller asks to stop the task; cooperative (it may still finish). Idempotent on a finished task. */
   cancel(ref: TaskRef, caller: McpTaskCaller): Promise<void>;
 }

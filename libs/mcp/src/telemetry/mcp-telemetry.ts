@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { Injectable } from '@nestjs/common';
 import {
   type Attributes,
-  type Context,
   context,
   type Counter,
   createNoopMeter,
@@ -12,7 +11,6 @@ import {
   propagation,
   ProxyTracerProvider,
   ROOT_CONTEXT,
-  type Span,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -20,8 +18,9 @@ import {
 import type { Request, Response } from 'express';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
-import type { McpExchange } from '../http/exchange.js';
+import type { McpExchange, McpTarget } from '../call/exchange.js';
 import { isPlainObject, type Rejection } from '../protocol/index.js';
+import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
 
 const SCOPE = '@kobana/nest-mcp';
@@ -59,6 +58,7 @@ export class McpTelemetry {
   constructor(
     private readonly tools: McpToolRegistry,
     private readonly catalog: McpCatalogRegistry,
+    limits: RateLimits,
   ) {
     // Instruments are taken when the module is built: the app registers its SDK before that.
     const meter = metrics.getMeter(SCOPE);
@@ -74,6 +74,7 @@ export class McpTelemetry {
       unit: '{request}',
       description: 'Requests refused with 429 because a rate-limit budget was spent, by budget.',
     });
+    limits.onRefusal((budget) => this.refused(budget));
   }
 
   /** Marks when the request reached the endpoint (the entry middleware, before authentication). */
@@ -172,13 +173,6 @@ export class McpTelemetry {
   refused(budget: string): void {
     if (this.enabled) this.refusals.add(1, { 'mcp.rate_limit.budget': budget });
   }
-}
-
-export interface McpTarget {
-  /** The low-cardinality target of the span name (a served tool or prompt). */
-  readonly name?: string;
-  readonly uri?: string;
-  readonly attributes: Attributes;
 }
 
 function errorTypeOf(outcome: McpOutcome): string | undefined {

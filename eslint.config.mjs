@@ -1,0 +1,44 @@
+// ESLint for the whole repository (typescript-eslint's recommended rules), with formatting left to
+// Prettier (eslint-config-prettier turns off the rules it owns). `npm run lint` runs both.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'tools/conformance/**', 'bench/node_modules/**', '**/*.d.ts'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      globals: { ...globals.node },
+    },
+    rules: {
+      // Unused bindings are errors, except those named to be ignored (`_req`) and rest siblings
+      // used to omit a key from an object.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      // Class metatypes are `Function` in Nest's and class-validator's own APIs (Reflector targets,
+      // validation metadata), and the code keys its maps by them.
+      '@typescript-eslint/no-unsafe-function-type': 'off',
+      // Control characters in patterns are deliberate: inputs are checked for them (NUL, C0).
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    // Tests use Vitest's globals (describe, it, expect), as vitest.config.mts enables them.
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'libs/*/test/**/*.ts'],
+    languageOptions: { globals: { ...globals.vitest } },
+    // Tests read untyped JSON answers (supertest bodies, SDK results).
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Browser scripts served by the pages and the tests' in-page code.
+    files: ['**/*.browser.js', 'bench/**/*.mjs', 'scripts/**/*.mjs'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  prettier,
+);

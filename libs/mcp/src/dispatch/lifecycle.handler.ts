@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { McpConfig } from '../mcp-config.js';
+import { isLegacyRevision, type JsonObject, offeredCapabilities, TASKS_EXTENSION } from '../protocol/index.js';
+import { subscriptionOffer } from '../subscriptions/subscription-options.js';
+import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
+
+/**
+ * Discovery and handshake. In 2026 `listChanged`/`subscribe` mean "deliverable on
+ * `subscriptions/listen`", so discover advertises exactly what the subscription options offer
+ * (nothing without them). The 2025 era has no stream here (GET answers 405): `initialize` keeps
+ * advertising them false.
+ */
+@Injectable()
+export class LifecycleHandler {
+  private readonly discover: JsonObject;
+  private readonly legacyCapabilities: JsonObject;
+
+  constructor(private readonly config: McpConfig) {
+    this.discover = {
+      supportedVersions: [...config.protocolVersions],
+      capabilities: {
+        ...offeredCapabilities(subscriptionOffer(config.subscriptions)),
+        completions: {},
+        // Advertised only when the app keeps tasks somewhere (tasks.md §Capability Negotiation).
+        ...(config.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
+      ...(config.instructions ? { instructions: config.instructions } : {}),
+    };
+    this.legacyCapabilities = {
+      tools: { listChanged: false },
+      resources: { subscribe: false, listChanged: false },
+      prompts: { listChanged: false },
+      completions: {},
+      ...(config.legacyLogging ? { logging: {} } : {}),
+    };
+  }
+
+  handlers(): McpMethodHandler[] {
+    const handlers: McpMethodHandler[] = [
+      { method: 'server/discover', eras: ['modern'], handle: () => ({ ...this.discover }) },
+      { method: 'initialize', eras: ['legacy'], handle: (call) => this.initialize(call) },
+      { method: 'ping', eras: ['legacy'], handle: () => ({}) },
+    ];
+    // A stateless server cannot remember a level; it only acknowledges, when the adopter opts in.
+    if (this.config.legacyLogging) handlers.push({ method: 'logging/setLevel', eras: ['legacy'], handle: () => ({}) });
+    if (this.config.legacySubscriptions) {
+      handlers.push({ method: 'resources/subscribe', eras: ['legacy'], handle: () => ({}) });
+      handlers.push({ method: 'resources/unsubscribe', eras: ['legacy'], handle: () => ({}) });
+    }
+    return handlers;
+  }
+
+  private initialize(call: McpCall): JsonObject {
+    // EraGuard negotiated the revision already (docs/ladder.md §1).
+    const revision = call.era.revision;
+    if (!isLegacyRevision(revision)) throw new Error(`initialize negotiated a non-legacy revision ${revision}`);
+    return {
+      protocolVersion: revision,
+      capabilities: this.legacyCapabilities,
+      serverInfo: this.config.serverInfo,
+      ...(this.config.instructions ? { instructions: this.config.instructions } : {}),
+    };
+  }
+}

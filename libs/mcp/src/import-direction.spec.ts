@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The module's floors, lowest first: a file imports only from its own floor or lower ones, so that
+ * what several layers share sits on the lowest floor that uses it and nothing reaches upward.
+ * Root files are placed one by one; the entry points (index.ts, redis/, express/, testing/) may
+ * import anything.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ['protocol'],
+  ['auth', 'pages', 'errors.ts', 'state', 'events'],
+  ['mcp.options.ts', 'mcp-config.ts'],
+  ['call', 'tasks'],
+  ['discovery'],
+  ['telemetry'],
+  ['confirmation'],
+  ['dispatch', 'subscriptions'],
+  ['guards', 'http', 'ladder.ts'],
+  ['mcp.module.ts'],
+];
+const ENTRY_POINTS = ['index.ts', 'redis', 'express', 'testing'];
+
+const src = dirname(fileURLToPath(import.meta.url));
+
+function placeOf(file: string): string {
+  const [first] = relative(src, file).split('/');
+  return first!;
+}
+
+function floorOf(place: string): number {
+  const floor = FLOORS.findIndex((names) => names.includes(place));
+  if (floor < 0) throw new Error(`${place} has no floor: add it to FLOORS in import-direction.spec.ts`);
+  return floor;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+describe('the import direction of libs/mcp', () => {
+  it('has every file on a floor, and no file importing from a floor above its own', () => {
+    const upward: string[] = [];
+    for (const file of sources(src)) {
+      const place = placeOf(file);
+      if (ENTRY_POINTS.includes(place)) continue;
+      const floor = floorOf(place);
+      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+        const target = normalize(join(dirname(file), spec!)).replace(/\.js$/, '.ts');
+        expect(relative(src, target).startsWith('..'), `${relative(src, file)} imports ${spec} outside the library`).toBe(false);
+        const targetPlace = placeOf(target);
+        if (floorOf(targetPlace) > floor) upward.push(`${relative(src, file)} → ${spec}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps dispatch/ away from the guards and the HTTP layer', () => {
+    for (const file of sources(join(src, 'dispatch'))) {
+      expect(readFileSync(file, 'utf8'), relative(src, file)).not.toMatch(/from '\.\.\/(guards|http)\//);
+    }
+  });
+});

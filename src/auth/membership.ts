@@ -1,0 +1,38 @@
+import type { KaduPrincipal } from './kadu-principal.js';
+import { impliedRoles, isRole, ROLES, type Role } from './scopes.js';
+
+/**
+ * Who the caller is in the organisation now, applied to what their token says: the Kadu domain
+ * provides it (OrgContextService) and the bearer strategies apply it to every request, so that the
+ * role a member was demoted to decides what they may list and call on both doors.
+ */
+export interface MembershipCheck {
+  /** The principal as the member's current role allows it; `issuedAt` is the token's `iat` (seconds). */
+  effective(principal: KaduPrincipal, issuedAt: number | undefined): Promise<KaduPrincipal>;
+}
+
+export const MEMBERSHIP = Symbol('MEMBERSHIP');
+
+/** What the member's stored record says about their role. */
+export interface StoredRole {
+  readonly role: string;
+  /** When the role was last changed through Kadu (ms since the epoch), or undefined if never. */
+  readonly changedAt: number | undefined;
+}
+
+/**
+ * A role changed in Kadu after the token was issued caps the token's role (a demotion takes effect
+ * at once; a promotion waits for a new token, since a token never carries more than it was issued
+ * with). A token issued after the change is the authorization server's newer word and stands.
+ * Without `iat` the change is assumed newer.
+ */
+export function capToStoredRole(principal: KaduPrincipal, stored: StoredRole | undefined, issuedAt: number | undefined): KaduPrincipal {
+  if (!stored || stored.changedAt === undefined || !isRole(stored.role)) return principal;
+  // iat has one-second resolution: a change within the token's second counts as after it.
+  if (issuedAt !== undefined && stored.changedAt < issuedAt * 1000) return principal;
+  if (ROLES.indexOf(stored.role) >= ROLES.indexOf(principal.role)) return principal;
+  // Scopes stay as granted: the roles decide, so a demoted member is told the role is missing
+  // (403 forbidden, an unknown tool over MCP) rather than invited to step up a scope (security.md).
+  const role: Role = stored.role;
+  return { ...principal, role, roles: impliedRoles(role) };
+}
