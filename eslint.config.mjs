@@ -7,7 +7,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'tools/conformance/**', 'bench/node_modules/**', '**/*.d.ts'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'coverage/**',
+      'tools/conformance/**',
+      'bench/node_modules/**',
+      '**/*.d.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -20,7 +27,10 @@ export default tseslint.config(
     rules: {
       // Unused bindings are errors, except those named to be ignored (`_req`) and rest siblings
       // used to omit a key from an object.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // Class metatypes are `Function` in Nest's and class-validator's own APIs (Reflector targets,
       // validation metadata), and the code keys its maps by them.
       '@typescript-eslint/no-unsafe-function-type': 'off',

@@ -4,7 +4,13 @@ export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     globals: true,
-    include: ['libs/**/*.spec.ts', 'libs/**/*.e2e-spec.ts', 'src/**/*.spec.ts', 'test/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
+    include: [
+      'libs/**/*.spec.ts',
+      'libs/**/*.e2e-spec.ts',
+      'src/**/*.spec.ts',
+      'test/**/*.spec.ts',
+      'test/**/*.e2e-spec.ts',
+    ],
     // The multi-replica suite runs separately (vitest.replicas.config.mts, in the distributed pass),
     // and so do the adopter apps (vitest.adopters.config.mts): their installs and builds would
     // compete for the CPU with every other file.

@@ -19,7 +19,10 @@ const DUR = Number(process.env.DUR ?? 3);
 const WARM = Number(process.env.WARM ?? 10);
 spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const ARGS = { text: 'hello', times: 2 };
 const mcpCall = (token) => ({
   headers: {
@@ -30,12 +33,24 @@ const mcpCall = (token) => ({
     'mcp-name': 'bench_echo',
     ...(token ? { authorization: `Bearer ${token}` } : {}),
   },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'bench_echo', arguments: ARGS, _meta: META } }),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'bench_echo', arguments: ARGS, _meta: META },
+  }),
 });
-const restCall = (app) => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` }, body: JSON.stringify(ARGS) });
+const restCall = (app) => ({
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` },
+  body: JSON.stringify(ARGS),
+});
 
 async function start(root, args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const ready = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -54,7 +69,15 @@ const cpuMs = (pid) => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const cannon = (t, duration) => autocannon({ url: t.url, method: 'POST', connections: 16, duration, headers: t.request.headers, body: t.request.body });
+const cannon = (t, duration) =>
+  autocannon({
+    url: t.url,
+    method: 'POST',
+    connections: 16,
+    duration,
+    headers: t.request.headers,
+    body: t.request.body,
+  });
 
 /** Warm-up, then rounds interleaved across targets: { name: [{ rps, cpu }] }. */
 async function group(targets) {
@@ -73,7 +96,9 @@ async function group(targets) {
 const ratio = (res, a, b, key = 'rps') => median(res[a].map((r, i) => r[key] / res[b][i][key]));
 const report = (res) => {
   for (const [name, rs] of Object.entries(res)) {
-    console.log(`${name.padEnd(20)} ${median(rs.map((r) => r.rps)).toFixed(0)} req/s  ${median(rs.map((r) => r.cpu)).toFixed(0)} µs/req`);
+    console.log(
+      `${name.padEnd(20)} ${median(rs.map((r) => r.rps)).toFixed(0)} req/s  ${median(rs.map((r) => r.cpu)).toFixed(0)} µs/req`,
+    );
   }
 };
 
@@ -81,10 +106,17 @@ const roots = { base: other, mine: join(here, '..') };
 const apps = [];
 try {
   if (!process.env.ONLY_MODULE) {
-    const budgets = { KADU_RATE_GENERAL: '1000000000/60', KADU_RATE_WRITES: '1000000000/60', KADU_RATE_FAILED_AUTH: '1000000000/60' };
+    const budgets = {
+      KADU_RATE_GENERAL: '1000000000/60',
+      KADU_RATE_WRITES: '1000000000/60',
+      KADU_RATE_FAILED_AUTH: '1000000000/60',
+    };
     const kadu = {};
     for (const [name, root] of Object.entries(roots)) {
-      kadu[name] = await start(root, ['dist/bench/fixtures/kadu-echo.main.js'], { DATA_DIR: mkdtempSync(join(tmpdir(), `ab-${name}-`)), ...budgets });
+      kadu[name] = await start(root, ['dist/bench/fixtures/kadu-echo.main.js'], {
+        DATA_DIR: mkdtempSync(join(tmpdir(), `ab-${name}-`)),
+        ...budgets,
+      });
       apps.push(kadu[name]);
     }
     const res = await group(
@@ -95,22 +127,36 @@ try {
     );
     for (const app of apps.splice(0)) app.child.kill('SIGTERM');
     report(res);
-    console.log(`MCP ÷ REST: base ${ratio(res, 'base.mcp', 'base.rest').toFixed(3)}, this checkout ${ratio(res, 'mine.mcp', 'mine.rest').toFixed(3)}`);
-    console.log(`this ÷ base, Kadu throughput: MCP ${ratio(res, 'mine.mcp', 'base.mcp').toFixed(3)}, REST ${ratio(res, 'mine.rest', 'base.rest').toFixed(3)}`);
+    console.log(
+      `MCP ÷ REST: base ${ratio(res, 'base.mcp', 'base.rest').toFixed(3)}, this checkout ${ratio(res, 'mine.mcp', 'mine.rest').toFixed(3)}`,
+    );
+    console.log(
+      `this ÷ base, Kadu throughput: MCP ${ratio(res, 'mine.mcp', 'base.mcp').toFixed(3)}, REST ${ratio(res, 'mine.rest', 'base.rest').toFixed(3)}`,
+    );
   }
   const scale = {};
   for (const [name, root] of Object.entries(roots)) {
     scale[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '5']);
     apps.push(scale[name]);
   }
-  const res = await group(Object.entries(scale).map(([name, app]) => ({ name: `${name}.module_call`, url: `${app.url}/mcp`, request: mcpCall(), pid: app.child.pid })));
+  const res = await group(
+    Object.entries(scale).map(([name, app]) => ({
+      name: `${name}.module_call`,
+      url: `${app.url}/mcp`,
+      request: mcpCall(),
+      pid: app.child.pid,
+    })),
+  );
   report(res);
   console.log(
     `this ÷ base, module tools/call: throughput ${ratio(res, 'mine.module_call', 'base.module_call').toFixed(3)}, CPU per call ${ratio(res, 'mine.module_call', 'base.module_call', 'cpu').toFixed(3)}`,
   );
   if (process.env.LISTS) {
     // tools/list of the 1 000-tool app (a 100-entry page) in both builds.
-    const list = { ...mcpCall(), body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }) };
+    const list = {
+      ...mcpCall(),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }),
+    };
     list.headers = { ...list.headers, 'mcp-method': 'tools/list' };
     delete list.headers['mcp-name'];
     const big = {};
@@ -118,9 +164,18 @@ try {
       big[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '1000']);
       apps.push(big[name]);
     }
-    const lists = await group(Object.entries(big).map(([name, app]) => ({ name: `${name}.list_1000`, url: `${app.url}/mcp`, request: list, pid: app.child.pid })));
+    const lists = await group(
+      Object.entries(big).map(([name, app]) => ({
+        name: `${name}.list_1000`,
+        url: `${app.url}/mcp`,
+        request: list,
+        pid: app.child.pid,
+      })),
+    );
     report(lists);
-    console.log(`this ÷ base, tools/list of 1 000 tools: throughput ${ratio(lists, 'mine.list_1000', 'base.list_1000').toFixed(3)}, CPU per call ${ratio(lists, 'mine.list_1000', 'base.list_1000', 'cpu').toFixed(3)}`);
+    console.log(
+      `this ÷ base, tools/list of 1 000 tools: throughput ${ratio(lists, 'mine.list_1000', 'base.list_1000').toFixed(3)}, CPU per call ${ratio(lists, 'mine.list_1000', 'base.list_1000', 'cpu').toFixed(3)}`,
+    );
   }
 } finally {
   for (const app of apps) app.child.kill('SIGTERM');

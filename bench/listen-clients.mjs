@@ -5,15 +5,28 @@ import { request } from 'node:http';
 
 const [url, itemsArg] = process.argv.slice(2);
 const items = Number(itemsArg);
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 let measuring = false;
 let latencies = [];
 let open = [];
 
 /** One listener: a raw SSE stream following `uri`; resolves with its closer once acknowledged. */
 function listen(uri) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: [uri] }, _meta: ENVELOPE } });
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'subscriptions/listen',
+    params: { notifications: { resourceSubscriptions: [uri] }, _meta: ENVELOPE },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'subscriptions/listen',
+  };
   return new Promise((resolve, reject) => {
     const req = request(`${url}/mcp`, { method: 'POST', headers, agent: false }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`listen answered ${res.statusCode}`));
@@ -47,7 +60,11 @@ function listen(uri) {
 process.on('message', async (command) => {
   if (command.open) {
     for (let n = 0; n < command.open; n += 100) {
-      open.push(...(await Promise.all(Array.from({ length: Math.min(100, command.open - n) }, (_, k) => listen(`bench://items/${(n + k) % items}`)))));
+      open.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(100, command.open - n) }, (_, k) => listen(`bench://items/${(n + k) % items}`)),
+        )),
+      );
     }
     process.send({ opened: open.length });
   } else if (command.measure !== undefined) {

@@ -18,18 +18,33 @@ const CFG = QUICK
   ? { listeners: 1000, items: 10, rate: 20, warmup: 5, rounds: 3, duration: 2, connections: 16 }
   : { listeners: 1000, items: 10, rate: 20, warmup: 10, rounds: 6, duration: 3, connections: 16 };
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const PIN =
+  availableParallelism() >= 2 &&
+  spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
 const resultsDir = join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const modern = (method, params, name) => ({
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name ? { 'mcp-name': name } : {}),
+  },
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
 });
 
 async function start(label, env, core) {
-  const child = spawn(process.execPath, ['dist/bench/fixtures/listen.main.js'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['dist/bench/fixtures/listen.main.js'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const ready = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -65,7 +80,9 @@ const percentile = (xs, p) => {
 
 /** The listeners' process (bench/listen-clients.mjs): one IPC request, one reply. */
 function clients(url) {
-  const child = fork(join(here, 'listen-clients.mjs'), [url, String(CFG.items)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(join(here, 'listen-clients.mjs'), [url, String(CFG.items)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   if (PIN) spawnSync('taskset', ['-a', '-p', '-c', '1', String(child.pid)], { stdio: 'ignore' });
   const next = () => new Promise((resolve) => child.once('message', resolve));
   const ready = next();
@@ -81,16 +98,31 @@ function clients(url) {
 }
 
 async function cannon(url, req, duration) {
-  const result = await autocannon({ url, method: 'POST', connections: CFG.connections, headers: req.headers, body: req.body, duration });
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: CFG.connections,
+    headers: req.headers,
+    body: req.body,
+    duration,
+  });
   if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
   return result;
 }
 
-console.log(`bench:listen ${QUICK ? 'quick' : 'full'} — ${CFG.listeners} listeners on ${CFG.items} URIs, ${CFG.rate} events/s published on another replica, ${CFG.rounds} interleaved rounds × ${CFG.duration} s, ${CFG.connections} connections; node ${process.version}`);
-console.log(PIN ? 'listening replica on core 0; publisher, listeners and load generator on core 1 (taskset)' : 'not pinned');
+console.log(
+  `bench:listen ${QUICK ? 'quick' : 'full'} — ${CFG.listeners} listeners on ${CFG.items} URIs, ${CFG.rate} events/s published on another replica, ${CFG.rounds} interleaved rounds × ${CFG.duration} s, ${CFG.connections} connections; node ${process.version}`,
+);
+console.log(
+  PIN ? 'listening replica on core 0; publisher, listeners and load generator on core 1 (taskset)' : 'not pinned',
+);
 const prefix = `bench-listen-${randomBytes(6).toString('hex')}:`;
 const L = await start('listening replica', { REDIS_URL, REDIS_PREFIX: prefix }, 0);
-const P = await start('publishing replica', { REDIS_URL, REDIS_PREFIX: prefix, PUBLISH_RATE: String(CFG.rate), ITEMS: String(CFG.items) }, 1);
+const P = await start(
+  'publishing replica',
+  { REDIS_URL, REDIS_PREFIX: prefix, PUBLISH_RATE: String(CFG.rate), ITEMS: String(CFG.items) },
+  1,
+);
 const call = modern('tools/call', { name: 'bench_echo', arguments: { text: 'hello', times: 2 } }, 'bench_echo');
 const latencies = [];
 const rounds = [];
@@ -121,9 +153,18 @@ try {
     // Let the closed streams go before the baseline.
     await new Promise((r) => setTimeout(r, 2000));
     without ??= await baseline();
-    rounds.push({ without: rps(without), with: rps(withListeners), ratio: rps(withListeners) / rps(without), cpuUsWithout: without.cpuUsPerRequest, cpuUsWith: withListeners.cpuUsPerRequest, kibPerListener: ((open - before) * 1024) / CFG.listeners });
+    rounds.push({
+      without: rps(without),
+      with: rps(withListeners),
+      ratio: rps(withListeners) / rps(without),
+      cpuUsWithout: without.cpuUsPerRequest,
+      cpuUsWith: withListeners.cpuUsPerRequest,
+      kibPerListener: ((open - before) * 1024) / CFG.listeners,
+    });
     const last = rounds.at(-1);
-    console.log(`round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); server CPU ${last.cpuUsWithout.toFixed(0)} → ${last.cpuUsWith.toFixed(0)} µs/call (deliveries included); RSS +${last.kibPerListener.toFixed(1)} KiB per listener`);
+    console.log(
+      `round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); server CPU ${last.cpuUsWithout.toFixed(0)} → ${last.cpuUsWith.toFixed(0)} µs/call (deliveries included); RSS +${last.kibPerListener.toFixed(1)} KiB per listener`,
+    );
   }
 } finally {
   listeners.stop();
@@ -142,10 +183,19 @@ const summary = {
   cpuUsWith: median(rounds.map((r) => r.cpuUsWith)),
   rounds,
 };
-writeFileSync(join(resultsDir, `listen-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(summary, null, 2));
-console.log(`delivery latency over ${summary.deliveries} deliveries: p50 ${summary.latencyMs.p50.toFixed(1)} ms, p99 ${summary.latencyMs.p99.toFixed(1)} ms, max ${summary.latencyMs.max.toFixed(1)} ms`);
+writeFileSync(
+  join(resultsDir, `listen-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+  JSON.stringify(summary, null, 2),
+);
+console.log(
+  `delivery latency over ${summary.deliveries} deliveries: p50 ${summary.latencyMs.p50.toFixed(1)} ms, p99 ${summary.latencyMs.p99.toFixed(1)} ms, max ${summary.latencyMs.max.toFixed(1)} ms`,
+);
 console.log(`memory per listener (median RSS growth): ${summary.kibPerListener.toFixed(1)} KiB`);
-console.log(`tools/call: ${Math.round(summary.rpsWithout)} req/s without listeners, ${Math.round(summary.rpsWith)} with (medians)`);
-console.log(`server CPU per tools/call: ${summary.cpuUsWithout.toFixed(0)} µs without listeners, ${summary.cpuUsWith.toFixed(0)} µs with (the deliveries of that time included)`);
+console.log(
+  `tools/call: ${Math.round(summary.rpsWithout)} req/s without listeners, ${Math.round(summary.rpsWith)} with (medians)`,
+);
+console.log(
+  `server CPU per tools/call: ${summary.cpuUsWithout.toFixed(0)} µs without listeners, ${summary.cpuUsWith.toFixed(0)} µs with (the deliveries of that time included)`,
+);
 console.log(`RATIO listen_tools_call_cpu_without_vs_with ${(summary.cpuUsWithout / summary.cpuUsWith).toFixed(2)}`);
 console.log(`RATIO listen_tools_call_with_vs_without ${summary.ratio.toFixed(2)}`);

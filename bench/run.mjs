@@ -34,22 +34,41 @@ const CFG = QUICK
   ? { warmup: 5, rounds: 3, duration: 1, connections: 16, longRun: 10_000 }
   : { warmup: 10, rounds: 8, duration: 3, connections: 16, longRun: 200_000 };
 const resultsDir = join(here, 'results');
-const PIN = availableParallelism() >= 2 && spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const PIN =
+  availableParallelism() >= 2 &&
+  spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
 mkdirSync(resultsDir, { recursive: true });
 
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 const ARGS = { text: 'hello', times: 2 };
 const modern = (method, params, name) => ({
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name ? { 'mcp-name': name } : {}),
+  },
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
 });
 const legacy = (method, params) => ({
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-06-18',
+  },
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
 });
 
 async function start(label, args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const ready = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -83,8 +102,18 @@ const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/s
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function cannon(url, request, extra) {
-  const result = await autocannon({ url, method: 'POST', connections: CFG.connections, headers: request.headers, body: request.body, ...extra });
-  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors — the scenario is not measuring what it says`);
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: CFG.connections,
+    headers: request.headers,
+    body: request.body,
+    ...extra,
+  });
+  if (result.non2xx || result.errors)
+    throw new Error(
+      `${url}: ${result.non2xx} non-2xx and ${result.errors} errors — the scenario is not measuring what it says`,
+    );
   return result;
 }
 
@@ -111,18 +140,31 @@ async function measureGroup(targets) {
       rounds: rs,
     };
     measurements[t.name] = m;
-    console.log(`${t.name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms   server CPU ${m.cpuUs.toFixed(0)} µs/req`);
+    console.log(
+      `${t.name.padEnd(28)} ${String(Math.round(m.rps)).padStart(7)} req/s   p50 ${m.p50} ms   p99 ${m.p99} ms   server CPU ${m.cpuUs.toFixed(0)} µs/req`,
+    );
   }
 }
 
-console.log(`bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up, ${CFG.connections} connections; node ${process.version}`);
-console.log(PIN ? 'servers on core 0, load generator on core 1 (taskset)' : 'not pinned (taskset missing or a single core): servers and load generator share the cores');
+console.log(
+  `bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up, ${CFG.connections} connections; node ${process.version}`,
+);
+console.log(
+  PIN
+    ? 'servers on core 0, load generator on core 1 (taskset)'
+    : 'not pinned (taskset missing or a single core): servers and load generator share the cores',
+);
 
 // 1. REST vs MCP in the Kadu app process, authentication on both doors — telemetry off, as by
 // default. Beside it, the same app with tracing and metrics on (OTLP to a sink in this process,
 // which only drains what it is sent), to measure what telemetry costs per call.
 const dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-'));
-const kaduEnv = { DATA_DIR: dataDir, KADU_RATE_GENERAL: '1000000000/60', KADU_RATE_WRITES: '1000000000/60', KADU_RATE_FAILED_AUTH: '1000000000/60' };
+const kaduEnv = {
+  DATA_DIR: dataDir,
+  KADU_RATE_GENERAL: '1000000000/60',
+  KADU_RATE_WRITES: '1000000000/60',
+  KADU_RATE_FAILED_AUTH: '1000000000/60',
+};
 const profileDir = join(resultsDir, 'profile');
 const otlpBytes = { traces: 0, metrics: 0 };
 const sink = createServer((req, res) => {
@@ -134,8 +176,15 @@ await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
 // shared database) and Redis (a key prefix of its own) for budgets, approvals and the BullMQ queue.
 const PG_URL = process.env.KADU_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.KADU_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const distributed = { schema: `kadu_bench_${randomBytes(6).toString('hex')}`, prefix: `kadu-bench-${randomBytes(6).toString('hex')}:` };
-const kadu = await start('kadu', [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/bench/fixtures/kadu-echo.main.js'], kaduEnv);
+const distributed = {
+  schema: `kadu_bench_${randomBytes(6).toString('hex')}`,
+  prefix: `kadu-bench-${randomBytes(6).toString('hex')}:`,
+};
+const kadu = await start(
+  'kadu',
+  [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/bench/fixtures/kadu-echo.main.js'],
+  kaduEnv,
+);
 const traced = await start('kadu-traced', ['dist/bench/fixtures/kadu-echo.main.js'], {
   ...kaduEnv,
   DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-traced-')),
@@ -155,19 +204,54 @@ const module5 = await start('module-5', ['dist/bench/fixtures/scale.main.js', '5
 const memory = {};
 try {
   const auth = (token, r) => ({ ...r, headers: { ...r.headers, authorization: `Bearer ${token}` } });
-  const rest = (app) => ({ headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` }, body: JSON.stringify(ARGS) });
+  const rest = (app) => ({
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` },
+    body: JSON.stringify(ARGS),
+  });
   await measureGroup([
     { name: 'kadu.rest', url: `${kadu.url}/api/v1/bench/echo`, request: rest(kadu), pid: kadu.child.pid },
-    { name: 'kadu.mcp_2026', url: `${kadu.url}/mcp`, request: auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), pid: kadu.child.pid },
-    { name: 'kadu.mcp_2025', url: `${kadu.url}/mcp`, request: auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })), pid: kadu.child.pid },
+    {
+      name: 'kadu.mcp_2026',
+      url: `${kadu.url}/mcp`,
+      request: auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
+      pid: kadu.child.pid,
+    },
+    {
+      name: 'kadu.mcp_2025',
+      url: `${kadu.url}/mcp`,
+      request: auth(kadu.mcp, legacy('tools/call', { name: 'bench_echo', arguments: ARGS })),
+      pid: kadu.child.pid,
+    },
     { name: 'kadu_traced.rest', url: `${traced.url}/api/v1/bench/echo`, request: rest(traced), pid: traced.child.pid },
-    { name: 'kadu_traced.mcp_2026', url: `${traced.url}/mcp`, request: auth(traced.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), pid: traced.child.pid },
-    { name: 'kadu_dist.rest', url: `${kaduDist.url}/api/v1/bench/echo`, request: rest(kaduDist), pid: kaduDist.child.pid },
-    { name: 'kadu_dist.mcp_2026', url: `${kaduDist.url}/mcp`, request: auth(kaduDist.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')), pid: kaduDist.child.pid },
-    { name: 'module5_beside_kadu.tools_call', url: `${module5.url}/mcp`, request: modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'), pid: module5.child.pid },
+    {
+      name: 'kadu_traced.mcp_2026',
+      url: `${traced.url}/mcp`,
+      request: auth(traced.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
+      pid: traced.child.pid,
+    },
+    {
+      name: 'kadu_dist.rest',
+      url: `${kaduDist.url}/api/v1/bench/echo`,
+      request: rest(kaduDist),
+      pid: kaduDist.child.pid,
+    },
+    {
+      name: 'kadu_dist.mcp_2026',
+      url: `${kaduDist.url}/mcp`,
+      request: auth(kaduDist.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
+      pid: kaduDist.child.pid,
+    },
+    {
+      name: 'module5_beside_kadu.tools_call',
+      url: `${module5.url}/mcp`,
+      request: modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'),
+      pid: module5.child.pid,
+    },
   ]);
   await Promise.all([traced.stop(), kaduDist.stop(), module5.stop()]);
-  console.log(`OTLP received from the traced app: ${(otlpBytes.traces / 1e6).toFixed(1)} MB of spans, ${(otlpBytes.metrics / 1e3).toFixed(1)} kB of metrics`);
+  console.log(
+    `OTLP received from the traced app: ${(otlpBytes.traces / 1e6).toFixed(1)} MB of spans, ${(otlpBytes.metrics / 1e3).toFixed(1)} kB of metrics`,
+  );
 
   // 4. Memory: resident size after a first and a second half of a long run must not keep growing.
   const longCall = auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'));
@@ -177,7 +261,9 @@ try {
   await cannon(`${kadu.url}/mcp`, longCall, { amount: CFG.longRun / 2 });
   memory.end = rssMb(kadu.child.pid);
   memory.requests = CFG.longRun;
-  console.log(`memory over ${CFG.longRun} requests: ${memory.start.toFixed(1)} → ${memory.half.toFixed(1)} → ${memory.end.toFixed(1)} MB RSS`);
+  console.log(
+    `memory over ${CFG.longRun} requests: ${memory.start.toFixed(1)} → ${memory.half.toFixed(1)} → ${memory.end.toFixed(1)} MB RSS`,
+  );
 } finally {
   await Promise.all([kadu.stop(), traced.stop(), kaduDist.stop(), module5.stop()]);
   sink.close();
@@ -209,8 +295,15 @@ try {
   // The quick mode leaves out the 50-tool app (no acceptance ratio uses it) to stay under two minutes.
   const counts = QUICK ? [5, 1000] : [5, 50, 1000];
   // With --profile the 5-tool app (the module's own path) is profiled too.
-  const profiled = (tools) => (PROFILE && tools === 5 ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'module')}`] : []);
-  apps.push(...(await Promise.all(counts.map((tools) => start(`scale-${tools}`, [...profiled(tools), 'dist/bench/fixtures/scale.main.js', String(tools)])))));
+  const profiled = (tools) =>
+    PROFILE && tools === 5 ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'module')}`] : [];
+  apps.push(
+    ...(await Promise.all(
+      counts.map((tools) =>
+        start(`scale-${tools}`, [...profiled(tools), 'dist/bench/fixtures/scale.main.js', String(tools)]),
+      ),
+    )),
+  );
   const scale5 = apps[0];
   const on = (app, name, request) => ({ name, url: `${app.url}/mcp`, request, pid: app.child.pid });
   const each = (method, request) => counts.map((tools, i) => on(apps[i], `scale${tools}.${method}`, request));
@@ -264,7 +357,11 @@ const ratios = {
   memory_growth_second_half: memory.end / memory.half,
   // Second round of targets (issue 22).
   kadu_mcp_vs_module_call: m('kadu.mcp_2026', 'module5_beside_kadu.tools_call'),
-  module_call_cpu_vs_floor: median(measurements['ours.tools_call'].rounds.map((r, i) => r.cpuUsPerRequest / measurements['floor.nest_express_bare_stable_adapter'].rounds[i].cpuUsPerRequest)),
+  module_call_cpu_vs_floor: median(
+    measurements['ours.tools_call'].rounds.map(
+      (r, i) => r.cpuUsPerRequest / measurements['floor.nest_express_bare_stable_adapter'].rounds[i].cpuUsPerRequest,
+    ),
+  ),
   distributed_mcp_vs_rest: m('kadu_dist.mcp_2026', 'kadu_dist.rest'),
   distributed_vs_embedded_mcp: m('kadu_dist.mcp_2026', 'kadu.mcp_2026'),
 };
@@ -294,19 +391,54 @@ const tracing = {
   rest_cpu_us_per_call_added: cpu('kadu_traced.rest') - cpu('kadu.rest'),
 };
 const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ mode: QUICK ? 'quick' : 'full', node: process.version, pinned: PIN, config: CFG, measurements, memory, ratios, cpuRatios, tracing }, null, 2));
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      mode: QUICK ? 'quick' : 'full',
+      node: process.version,
+      pinned: PIN,
+      config: CFG,
+      measurements,
+      memory,
+      ratios,
+      cpuRatios,
+      tracing,
+    },
+    null,
+    2,
+  ),
+);
 for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
 for (const [name, value] of Object.entries(tracing)) console.log(`TRACING ${name} ${value.toFixed(2)}`);
 // Not an acceptance ratio: MCP-Nest given the same Express adapter fix, to show what is left of the
 // difference once Express costs the same on both sides.
-if (!QUICK) console.log(`CHECK call_vs_mcp_nest_same_adapter ${m('ours.tools_call', 'anchor.mcp_nest_same_adapter.tools_call').toFixed(2)}`);
+if (!QUICK)
+  console.log(
+    `CHECK call_vs_mcp_nest_same_adapter ${m('ours.tools_call', 'anchor.mcp_nest_same_adapter.tools_call').toFixed(2)}`,
+  );
 console.log(`\nraw results: ${file}`);
 if (PROFILE) {
-  for (const [what, dir] of [['Kadu app', profileDir], ['module, 5 tools', join(profileDir, 'module')]]) {
-    const profile = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().pop();
-    if (profile) console.log(`cpu profile (${what}): ${join(dir, profile)} (summarise with: node bench/profile-summary.mjs ${join(dir, profile)})`);
+  for (const [what, dir] of [
+    ['Kadu app', profileDir],
+    ['module, 5 tools', join(profileDir, 'module')],
+  ]) {
+    const profile = readdirSync(dir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort()
+      .pop();
+    if (profile)
+      console.log(
+        `cpu profile (${what}): ${join(dir, profile)} (summarise with: node bench/profile-summary.mjs ${join(dir, profile)})`,
+      );
   }
 }
 for (const [name, value] of Object.entries(ratios)) console.log(`RATIO ${name} ${value.toFixed(2)}`);
-const missed = Object.entries(TARGETS).filter(([name, [op, target]]) => (op === '>=' ? !(ratios[name] >= target) : !(ratios[name] <= target)));
-console.log(missed.length ? `targets NOT met: ${missed.map(([name, [op, t]]) => `${name} ${op} ${t}`).join(', ')}` : 'every target met');
+const missed = Object.entries(TARGETS).filter(([name, [op, target]]) =>
+  op === '>=' ? !(ratios[name] >= target) : !(ratios[name] <= target),
+);
+console.log(
+  missed.length
+    ? `targets NOT met: ${missed.map(([name, [op, t]]) => `${name} ${op} ${t}`).join(', ')}`
+    : 'every target met',
+);

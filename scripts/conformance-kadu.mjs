@@ -55,11 +55,22 @@ export async function startKaduTarget(root) {
 
   const { loadConfig } = await import(join(root, 'dist/src/config/app-config.js'));
   const { issueDevToken } = await import(join(root, 'dist/src/auth/dev-token.js'));
-  const token = await issueDevToken(loadConfig(env), { org: 'conformance', user: 'suite@conformance.test', role: 'owner', ttlSeconds: 3600 });
+  const token = await issueDevToken(loadConfig(env), {
+    org: 'conformance',
+    user: 'suite@conformance.test',
+    role: 'owner',
+    ttlSeconds: 3600,
+  });
 
   proxy.on('request', (req, res) => {
     const upstream = request(
-      { host: '127.0.0.1', port: kaduPort, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${token}` } },
+      {
+        host: '127.0.0.1',
+        port: kaduPort,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, authorization: `Bearer ${token}` },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         pipeline(answer, res, () => undefined);

@@ -20,10 +20,14 @@ const run = (cmd, args, opts = {}) => {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}`);
 };
 
-if (!existsSync(suite) || !existsSync(node22)) run('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=warn']);
+if (!existsSync(suite) || !existsSync(node22))
+  run('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=warn']);
 if (!process.argv.includes('--no-build')) run('npm', ['run', 'build', '--silent']);
 
-const fixture = spawn(process.execPath, ['dist/test/conformance/main.js', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+const fixture = spawn(process.execPath, ['dist/test/conformance/main.js', '0'], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const port = await new Promise((resolve, reject) => {
   let out = '';
   fixture.stdout.on('data', (chunk) => {
@@ -38,11 +42,36 @@ const url = `http://localhost:${port}/mcp`;
 console.log(`conformance fixture on ${url}`);
 
 const RUNS = [
-  { target: 'fixture', name: 'requirements-2026-07-28', args: ['--requirements', '2026-07-28'], baselines: ['baseline-2026.yml'] },
-  { target: 'fixture', name: 'requirements-2025-11-25', args: ['--requirements', '2025-11-25'], baselines: ['baseline-2025.yml'] },
-  { target: 'fixture', name: 'all-2026-07-28', args: ['--suite', 'all', '--spec-version', '2026-07-28'], baselines: ['baseline-2026.yml'] },
-  { target: 'kadu', name: 'kadu-requirements-2026-07-28', args: ['--requirements', '2026-07-28'], baselines: ['baseline-kadu-2026.yml', 'kadu-not-applicable.yml'] },
-  { target: 'kadu', name: 'kadu-2025-06-18', args: ['--spec-version', '2025-06-18'], baselines: ['baseline-kadu-2025.yml', 'kadu-not-applicable.yml'] },
+  {
+    target: 'fixture',
+    name: 'requirements-2026-07-28',
+    args: ['--requirements', '2026-07-28'],
+    baselines: ['baseline-2026.yml'],
+  },
+  {
+    target: 'fixture',
+    name: 'requirements-2025-11-25',
+    args: ['--requirements', '2025-11-25'],
+    baselines: ['baseline-2025.yml'],
+  },
+  {
+    target: 'fixture',
+    name: 'all-2026-07-28',
+    args: ['--suite', 'all', '--spec-version', '2026-07-28'],
+    baselines: ['baseline-2026.yml'],
+  },
+  {
+    target: 'kadu',
+    name: 'kadu-requirements-2026-07-28',
+    args: ['--requirements', '2026-07-28'],
+    baselines: ['baseline-kadu-2026.yml', 'kadu-not-applicable.yml'],
+  },
+  {
+    target: 'kadu',
+    name: 'kadu-2025-06-18',
+    args: ['--spec-version', '2025-06-18'],
+    baselines: ['baseline-kadu-2025.yml', 'kadu-not-applicable.yml'],
+  },
 ];
 
 /** The entries of `server:` lists in the given baseline files (`scenario` or `scenario:check`). */
@@ -75,7 +104,11 @@ try {
     const expected = mergedBaseline(r.name, r.baselines);
     // Asynchronous: Kadu's token proxy runs in this process and must keep answering meanwhile.
     const res = await new Promise((resolve) => {
-      const child = spawn(node22, [suite, 'server', '--url', targets[r.target], ...r.args, '--expected-failures', expected, '-o', out], { stdio: 'inherit' });
+      const child = spawn(
+        node22,
+        [suite, 'server', '--url', targets[r.target], ...r.args, '--expected-failures', expected, '-o', out],
+        { stdio: 'inherit' },
+      );
       child.once('exit', (status) => resolve({ status }));
     });
     const counts = { SUCCESS: 0, FAILURE: 0, WARNING: 0, SKIPPED: 0, INFO: 0 };
@@ -89,7 +122,8 @@ try {
       const scenario = dirName.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\dZ-]+$/, '');
       for (const check of JSON.parse(readFileSync(file, 'utf8'))) {
         counts[check.status] = (counts[check.status] ?? 0) + 1;
-        if (check.status === 'FAILURE' && !listed.has(scenario) && !listed.has(`${scenario}:${check.id}`)) unexpected.push(`${scenario}:${check.id}`);
+        if (check.status === 'FAILURE' && !listed.has(scenario) && !listed.has(`${scenario}:${check.id}`))
+          unexpected.push(`${scenario}:${check.id}`);
       }
     }
     console.log(`RESULT ${r.name}: exit ${res.status}; checks ${JSON.stringify(counts)}`);

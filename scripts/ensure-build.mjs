@@ -16,7 +16,8 @@ function newest(dir) {
   return latest;
 }
 
-const stale = !existsSync(built) || Math.max(newest(join(root, 'src')), newest(join(root, 'libs'))) > statSync(built).mtimeMs;
+const stale =
+  !existsSync(built) || Math.max(newest(join(root, 'src')), newest(join(root, 'libs'))) > statSync(built).mtimeMs;
 if (process.argv.includes('--check')) {
   if (stale) console.error('dist/ is missing or older than src/ or libs/: run `npm run build`');
   process.exit(stale ? 1 : 0);

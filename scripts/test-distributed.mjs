@@ -19,7 +19,9 @@ function skipOrFail(reason) {
     console.error(`test:distributed FAILED: ${reason}; CI must run the distributed pass`);
     process.exit(1);
   }
-  console.warn(`test:distributed SKIPPED (the whole second pass, test/kadu and test/e2e on PostgreSQL + Redis): ${reason}`);
+  console.warn(
+    `test:distributed SKIPPED (the whole second pass, test/kadu and test/e2e on PostgreSQL + Redis): ${reason}`,
+  );
   process.exit(0);
 }
 
@@ -49,7 +51,13 @@ if (!redisUp) skipOrFail(`Redis at ${hide(redisUrl)} is unreachable`);
 // The object store: a local S3-compatible server on an ephemeral port, served by this process
 // (so the test runs below are spawned asynchronously), with the bucket the tests share.
 const s3Dir = mkdtempSync(join(tmpdir(), 'kadu-s3-pass-'));
-const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: s3Dir, silent: true, configureBuckets: [{ name: 'kadu-distributed' }] });
+const s3 = new S3rver({
+  address: '127.0.0.1',
+  port: 0,
+  directory: s3Dir,
+  silent: true,
+  configureBuckets: [{ name: 'kadu-distributed' }],
+});
 const s3Endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
 
 const env = {
@@ -63,13 +71,18 @@ const env = {
 };
 const vitest = (args) =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], { stdio: 'inherit', env });
+    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], {
+      stdio: 'inherit',
+      env,
+    });
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 
 let status;
 try {
-  console.log(`test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`);
+  console.log(
+    `test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`,
+  );
   status = await vitest(['test/kadu', 'test/e2e']);
   console.log('test:distributed: three replicas behind a balancer (test/replicas)');
   status = (await vitest(['--config', 'vitest.replicas.config.mts'])) || status;

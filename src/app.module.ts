@@ -51,7 +51,12 @@ export class AppModule {
           // The OpenAPI description reads the tool registry, the sign-in pages the module's page settings.
           global: true,
           inject: [APP_CONFIG, STATE_SECRET, KaduConfirmations, ExecutionTasks],
-          useFactory: (cfg: AppConfig, stateSecret: string, confirmations: KaduConfirmations, executionTasks: ExecutionTasks) => ({
+          useFactory: (
+            cfg: AppConfig,
+            stateSecret: string,
+            confirmations: KaduConfirmations,
+            executionTasks: ExecutionTasks,
+          ) => ({
             ...kaduMcpOptions(cfg, stateSecret),
             describeConfirmation: (tool, args, principal) => confirmations.describe(tool, args, principal),
             // kadu_tasks_run answers a task to clients that declare the Tasks extension.

@@ -17,13 +17,18 @@ export interface BannerFacts {
  */
 export function bannerLines(f: BannerFacts): string[] {
   const { config } = f;
-  const lines = [`Kadu listening on http://${f.listening.host}:${f.listening.port} (public URL ${config.publicBaseUrl})`, `Topology: ${topology(config)}`];
+  const lines = [
+    `Kadu listening on http://${f.listening.host}:${f.listening.port} (public URL ${config.publicBaseUrl})`,
+    `Topology: ${topology(config)}`,
+  ];
   lines.push(`MCP endpoint: ${config.publicBaseUrl}/mcp`, `REST API:     ${config.publicBaseUrl}/api/v1`);
   lines.push(`Metrics:      ${f.metricsUrl ?? 'off (OTEL_METRICS_EXPORTER=prometheus serves them on their own port)'}`);
   lines.push(`Traces:       ${f.traces ?? 'off (set OTEL_EXPORTER_OTLP_ENDPOINT to export them)'}`);
   lines.push(`Data folder:  ${config.dataDir}`);
   if (config.devAuthServer) {
-    lines.push(`Development authorization server: ${config.oauthIssuer} (MCP clients sign in with OAuth; no token to paste)`);
+    lines.push(
+      `Development authorization server: ${config.oauthIssuer} (MCP clients sign in with OAuth; no token to paste)`,
+    );
   }
   if (config.devTokens) {
     lines.push('Development tokens are on. Get one with:');
@@ -33,10 +38,15 @@ export function bannerLines(f: BannerFacts): string[] {
 }
 
 function topology(config: AppConfig): string {
-  if (!config.databaseUrl && !config.redisUrl) return 'embedded (PGlite in the data folder, in-process queue, state in memory)';
+  if (!config.databaseUrl && !config.redisUrl)
+    return 'embedded (PGlite in the data folder, in-process queue, state in memory)';
   const parts = [
-    config.databaseUrl ? `PostgreSQL ${where(config.databaseUrl)}${config.databaseSchema ? ` schema ${config.databaseSchema}` : ''}` : 'PGlite in the data folder',
-    config.redisUrl ? `Redis ${where(config.redisUrl)} prefix ${config.redisPrefix} (state store and BullMQ queue)` : 'in-process queue, state in memory',
+    config.databaseUrl
+      ? `PostgreSQL ${where(config.databaseUrl)}${config.databaseSchema ? ` schema ${config.databaseSchema}` : ''}`
+      : 'PGlite in the data folder',
+    config.redisUrl
+      ? `Redis ${where(config.redisUrl)} prefix ${config.redisPrefix} (state store and BullMQ queue)`
+      : 'in-process queue, state in memory',
   ];
   return `distributed (${parts.join('; ')})`;
 }
@@ -55,10 +65,12 @@ function where(url: string): string {
 function tokenCommand(f: BannerFacts): string {
   const { config, env } = f;
   const vars: string[] = [];
-  const set = (name: string, value: string | undefined) => value !== undefined && vars.push(`${name}=${shellQuote(value)}`);
+  const set = (name: string, value: string | undefined) =>
+    value !== undefined && vars.push(`${name}=${shellQuote(value)}`);
   if (config.port !== 3000) set('PORT', String(config.port));
   if (config.dataDir !== resolve('./data')) set('DATA_DIR', config.dataDir);
-  for (const name of ['PUBLIC_BASE_URL', 'OAUTH_ISSUER', 'MCP_AUDIENCE', 'API_AUDIENCE', 'DEV_SIGNING_KEY_FILE']) set(name, env[name] || undefined);
+  for (const name of ['PUBLIC_BASE_URL', 'OAUTH_ISSUER', 'MCP_AUDIENCE', 'API_AUDIENCE', 'DEV_SIGNING_KEY_FILE'])
+    set(name, env[name] || undefined);
   // The inline key is a secret: the command refers to the variable instead of printing it.
   if (env.DEV_SIGNING_KEY) vars.push('DEV_SIGNING_KEY="$DEV_SIGNING_KEY"');
   return [...vars, 'npm run -s token -- --org acme --user ana@acme.test --role admin'].join(' ');

@@ -19,11 +19,15 @@ export async function createKaduApp(
   observability: HttpObservability = {},
 ): Promise<INestApplication> {
   // Express with its prototypes set at construction: a third of the CPU of every request, both doors.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraImports), new StableExpressAdapter(), {
-    bodyParser: false,
-    logger,
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, extraImports),
+    new StableExpressAdapter(),
+    {
+      bodyParser: false,
+      logger,
+      abortOnError: false,
+    },
+  );
   configureHttp(app, config, '/mcp', observability);
   app.useGlobalPipes(new KaduValidationPipe());
   await app.init();

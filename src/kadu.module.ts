@@ -65,7 +65,11 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     HealthController,
   ],
   providers: [
-    { provide: STATE_KEY, inject: [STATE_SECRET], useFactory: (secret: string) => createHash('sha256').update(secret).digest() },
+    {
+      provide: STATE_KEY,
+      inject: [STATE_SECRET],
+      useFactory: (secret: string) => createHash('sha256').update(secret).digest(),
+    },
     { provide: Paginator, ...keyed((k) => new Paginator(k)) },
     { provide: UrlSigner, ...keyed((k) => new UrlSigner(k)) },
     { provide: WEBHOOK_SECRET_BOX, ...keyed((k) => new SecretBox(k, 'webhook-secret')) },
@@ -76,7 +80,12 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
       useFactory: (c: AppConfig) =>
         c.redisUrl
           ? new TracedExecutionQueue(
-              new BullExecutionQueue({ redisUrl: c.redisUrl, prefix: `${c.redisPrefix}queue`, lockMs: c.queueLockMs, timeoutMs: c.dependencyTimeoutMs }),
+              new BullExecutionQueue({
+                redisUrl: c.redisUrl,
+                prefix: `${c.redisPrefix}queue`,
+                lockMs: c.queueLockMs,
+                timeoutMs: c.dependencyTimeoutMs,
+              }),
               'bullmq',
             )
           : new TracedExecutionQueue(new InMemoryExecutionQueue(), 'in_process'),
@@ -86,7 +95,9 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
       inject: [APP_CONFIG, UrlSigner],
       // The AWS SDK is loaded only when a bucket is configured (a quarter of a second and ~20 MB otherwise spent for nothing).
       useFactory: async (c: AppConfig, signer: UrlSigner) =>
-        c.s3 ? new (await import('./files/s3-file-store.js')).S3FileStore(c.s3, c.dependencyTimeoutMs) : new LocalFileStore(c, signer),
+        c.s3
+          ? new (await import('./files/s3-file-store.js')).S3FileStore(c.s3, c.dependencyTimeoutMs)
+          : new LocalFileStore(c, signer),
     },
     PermissionGuard,
     ApiRateLimitGuard,

@@ -25,7 +25,11 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
   const prometheus = telemetry.config.metrics.prometheus;
   const problems = [
     ...telemetry.config.problems,
-    ...(await startupProblems(config, env, prometheus ? [{ name: 'OTEL_EXPORTER_PROMETHEUS_PORT', ...prometheus }] : [])),
+    ...(await startupProblems(
+      config,
+      env,
+      prometheus ? [{ name: 'OTEL_EXPORTER_PROMETHEUS_PORT', ...prometheus }] : [],
+    )),
   ];
   if (problems.length) refuse(problems);
 
@@ -50,8 +54,17 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
     after: () => telemetry.shutdown(),
   });
   const address = app.getHttpServer().address() as AddressInfo;
-  const traces = telemetry.config.traces === 'otlp' ? `OTLP to ${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT}` : telemetry.config.traces;
-  const banner = bannerLines({ config, env, listening: { host: config.host, port: address.port }, metricsUrl: telemetry.metricsUrl, traces });
+  const traces =
+    telemetry.config.traces === 'otlp'
+      ? `OTLP to ${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT}`
+      : telemetry.config.traces;
+  const banner = bannerLines({
+    config,
+    env,
+    listening: { host: config.host, port: address.port },
+    metricsUrl: telemetry.metricsUrl,
+    traces,
+  });
   for (const line of banner) logger.info({ context: 'Kadu' }, line);
 }
 

@@ -4,7 +4,10 @@ import { noTelemetry, readTelemetryConfig, telemetryEnabled } from './telemetry/
 
 try {
   const config = readTelemetryConfig(process.env);
-  const telemetry = telemetryEnabled(config) && !config.problems.length ? await (await import('./telemetry/otel-sdk.js')).startTelemetry(config) : noTelemetry(config);
+  const telemetry =
+    telemetryEnabled(config) && !config.problems.length
+      ? await (await import('./telemetry/otel-sdk.js')).startTelemetry(config)
+      : noTelemetry(config);
   const { launch } = await import('./launch.js');
   await launch(telemetry);
 } catch (error) {

@@ -21,19 +21,37 @@ function stableExpressAdapter() {
     initHttpServer(options) {
       super.initHttpServer(options);
       const app = this.getInstance();
-      this.setHttpServer(createServer({ IncomingMessage: withPrototype(IncomingMessage, app.request), ServerResponse: withPrototype(ServerResponse, app.response) }, app));
+      this.setHttpServer(
+        createServer(
+          {
+            IncomingMessage: withPrototype(IncomingMessage, app.request),
+            ServerResponse: withPrototype(ServerResponse, app.response),
+          },
+          app,
+        ),
+      );
     }
   })();
 }
 
 class EchoController {
   echo(payload) {
-    return { content: [{ type: 'text', text: JSON.stringify({ data: { text: payload.text.repeat(payload.times), by: null } }) }] };
+    return {
+      content: [
+        { type: 'text', text: JSON.stringify({ data: { text: payload.text.repeat(payload.times), by: null } }) },
+      ],
+    };
   }
 }
 const descriptor = Object.getOwnPropertyDescriptor(EchoController.prototype, 'echo');
 Reflect.decorate(
-  [Tool({ name: 'bench_echo', description: 'Echoes a small DTO (benchmark).', parameters: z.object({ text: z.string().max(100), times: z.number().int().min(1).max(5) }) })],
+  [
+    Tool({
+      name: 'bench_echo',
+      description: 'Echoes a small DTO (benchmark).',
+      parameters: z.object({ text: z.string().max(100), times: z.number().int().min(1).max(5) }),
+    }),
+  ],
   EchoController.prototype,
   'echo',
   descriptor,
@@ -47,7 +65,9 @@ Reflect.decorate([Module({ controllers: [Controller] })], AppModule);
 
 // STABLE_ADAPTER=1: the same Express prototype fix our app uses (StableExpressAdapter), applied to
 // MCP-Nest too, to show how much of the difference is that fix rather than the MCP dispatch.
-const app = await NestFactory.create(AppModule, ...(process.env.STABLE_ADAPTER ? [stableExpressAdapter()] : []), { logger: ['error'] });
+const app = await NestFactory.create(AppModule, ...(process.env.STABLE_ADAPTER ? [stableExpressAdapter()] : []), {
+  logger: ['error'],
+});
 mcp.setHttpAdapter(app.getHttpAdapter());
 app.connectMicroservice({ strategy: mcp });
 await app.startAllMicroservices();

@@ -9,12 +9,18 @@ const input = z.object({ text: z.string().max(100), times: z.number().int().min(
 const handler = createMcpHandler(
   () => {
     const server = new McpServer({ name: 'bench-sdk', version: '1.0.0' });
-    server.registerTool('bench_echo', { description: 'Echoes a small DTO (benchmark).', inputSchema: input }, async ({ text, times }) => ({
-      content: [{ type: 'text', text: JSON.stringify({ data: { text: text.repeat(times), by: null } }) }],
-    }));
+    server.registerTool(
+      'bench_echo',
+      { description: 'Echoes a small DTO (benchmark).', inputSchema: input },
+      async ({ text, times }) => ({
+        content: [{ type: 'text', text: JSON.stringify({ data: { text: text.repeat(times), by: null } }) }],
+      }),
+    );
     return server;
   },
   { responseMode: 'json', legacy: 'stateless' },
 );
 const server = createServer(toNodeHandler(handler));
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`READY ${JSON.stringify({ port: server.address().port })}`));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  console.log(`READY ${JSON.stringify({ port: server.address().port })}`),
+);

@@ -29,7 +29,11 @@ export class AdminController {
 
   @Post('secrets')
   @Requires(PERMISSIONS.secretsWrite)
-  @ApiOperation({ summary: 'Create a secret', description: 'Creates the secret\'s record and answers a single-use page URL where a person types its value (values never travel through the API).' })
+  @ApiOperation({
+    summary: 'Create a secret',
+    description:
+      "Creates the secret's record and answers a single-use page URL where a person types its value (values never travel through the API).",
+  })
   @ApiResponse({ status: 409, description: '`conflict`: a secret with this name exists' })
   createSecret(@CurrentPrincipal() p: KaduPrincipal, @Body() dto: CreateSecretDto) {
     return this.secrets.create(p, dto);

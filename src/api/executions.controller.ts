@@ -41,11 +41,22 @@ export class ExecutionsController {
   @HttpCode(202)
   @Requires(PERMISSIONS.executionsWrite)
   @ToolTwin('kadu_executions_continue', { id: 'execution_id' })
-  @ApiResponse({ status: 402, description: '`plan_limit_exceeded`: this month\'s budget cannot cover what the execution may still spend' })
+  @ApiResponse({
+    status: 402,
+    description: "`plan_limit_exceeded`: this month's budget cannot cover what the execution may still spend",
+  })
   @ApiResponse({ status: 409, description: '`invalid_state`: only an awaiting_input execution can be continued' })
-  @ApiResponse({ status: 429, description: '`concurrency_limit`: the plan\'s concurrent executions are all running (Retry-After)' })
+  @ApiResponse({
+    status: 429,
+    description: "`concurrency_limit`: the plan's concurrent executions are all running (Retry-After)",
+  })
   @ApiResponse({ status: 503, description: '`queue_saturated`: too many executions are waiting to run' })
-  continue(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: ContinueExecutionDto, @Headers('x-idempotency-key') key?: string) {
+  continue(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Param('id') id: string,
+    @Body() dto: ContinueExecutionDto,
+    @Headers('x-idempotency-key') key?: string,
+  ) {
     return this.executions.continue(p, id, dto, key);
   }
 

@@ -41,8 +41,14 @@ export class FilesController {
   @HttpCode(200)
   @Requires(PERMISSIONS.filesWrite)
   @ToolTwin('kadu_files_confirm', { id: 'file_id' })
-  @ApiResponse({ status: 409, description: '`upload_missing`: nothing was uploaded to the upload_url yet; `invalid_state`: the file was rejected' })
-  @ApiResponse({ status: 422, description: '`file_mismatch`: the bytes uploaded differ from the declared size or sha256 (the file is rejected)' })
+  @ApiResponse({
+    status: 409,
+    description: '`upload_missing`: nothing was uploaded to the upload_url yet; `invalid_state`: the file was rejected',
+  })
+  @ApiResponse({
+    status: 422,
+    description: '`file_mismatch`: the bytes uploaded differ from the declared size or sha256 (the file is rejected)',
+  })
   confirm(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Headers('x-idempotency-key') key?: string) {
     return this.files.confirm(p, id, key);
   }
@@ -52,7 +58,7 @@ export class FilesController {
   @Requires(PERMISSIONS.filesRead)
   @ToolTwin('kadu_files_download', { id: 'file_id' })
   @ApiResponse({ status: 409, description: '`invalid_state`: only ready files can be downloaded' })
-  @ApiResponse({ status: 410, description: '`file_gone`: the file\'s bytes are no longer available' })
+  @ApiResponse({ status: 410, description: "`file_gone`: the file's bytes are no longer available" })
   downloadUrl(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string) {
     return this.files.downloadUrl(p, id);
   }

@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
@@ -46,7 +59,12 @@ export class TasksController {
   @Patch(':id')
   @Requires(PERMISSIONS.tasksWrite)
   @ToolTwin('kadu_tasks_update', { id: 'task_id' })
-  update(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: UpdateTaskDto, @Headers(IK) key?: string) {
+  update(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateTaskDto,
+    @Headers(IK) key?: string,
+  ) {
     return this.tasks.update(p, id, dto, key);
   }
 
@@ -60,14 +78,24 @@ export class TasksController {
   @Put(':id/launch_policy')
   @Requires(PERMISSIONS.tasksWrite)
   @ToolTwin('kadu_tasks_set_launch_policy', { id: 'task_id' })
-  launchPolicy(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: LaunchPolicyDto, @Headers(IK) key?: string) {
+  launchPolicy(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Param('id') id: string,
+    @Body() dto: LaunchPolicyDto,
+    @Headers(IK) key?: string,
+  ) {
     return this.tasks.setLaunchPolicy(p, id, dto, key);
   }
 
   @Put(':id/destinations')
   @Requires(PERMISSIONS.tasksWrite)
   @ToolTwin('kadu_tasks_set_destinations', { id: 'task_id' })
-  destinations(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: DestinationsDto, @Headers(IK) key?: string) {
+  destinations(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Param('id') id: string,
+    @Body() dto: DestinationsDto,
+    @Headers(IK) key?: string,
+  ) {
     return this.tasks.setDestinations(p, id, dto, key);
   }
 
@@ -75,12 +103,27 @@ export class TasksController {
   @HttpCode(202)
   @Requires(PERMISSIONS.tasksRun)
   @ToolTwin('kadu_tasks_run', { id: 'task_id' })
-  @ApiResponse({ status: 402, description: '`plan_limit_exceeded`: this month\'s budget cannot cover the task\'s cost cap' })
-  @ApiResponse({ status: 403, description: '`launch_not_allowed`: the task\'s launch policy does not include you' })
-  @ApiResponse({ status: 422, description: '`input_invalid`: the input does not match the task\'s input_schema (one error per problem); `input_schema_unusable`: update the task\'s schema; `file_not_ready`: confirm the input files first' })
-  @ApiResponse({ status: 429, description: '`concurrency_limit`: the plan\'s concurrent executions are all running (Retry-After)' })
+  @ApiResponse({
+    status: 402,
+    description: "`plan_limit_exceeded`: this month's budget cannot cover the task's cost cap",
+  })
+  @ApiResponse({ status: 403, description: "`launch_not_allowed`: the task's launch policy does not include you" })
+  @ApiResponse({
+    status: 422,
+    description:
+      "`input_invalid`: the input does not match the task's input_schema (one error per problem); `input_schema_unusable`: update the task's schema; `file_not_ready`: confirm the input files first",
+  })
+  @ApiResponse({
+    status: 429,
+    description: "`concurrency_limit`: the plan's concurrent executions are all running (Retry-After)",
+  })
   @ApiResponse({ status: 503, description: '`queue_saturated`: too many executions are waiting to run' })
-  run(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: RunTaskDto, @Headers(IK) key?: string) {
+  run(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Param('id') id: string,
+    @Body() dto: RunTaskDto,
+    @Headers(IK) key?: string,
+  ) {
     return this.executions.run(p, id, dto, key);
   }
 }

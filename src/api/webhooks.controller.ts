@@ -26,8 +26,15 @@ export class WebhooksController {
   @Post('webhooks')
   @Requires(PERMISSIONS.webhooksWrite)
   @ToolTwin('kadu_webhooks_create')
-  @ApiResponse({ status: 422, description: '`url_not_allowed`: the URL is private, loopback, link-local, reserved or an IPv4 tunnel' })
-  create(@CurrentPrincipal() p: KaduPrincipal, @Body() dto: CreateWebhookDto, @Headers('x-idempotency-key') key?: string) {
+  @ApiResponse({
+    status: 422,
+    description: '`url_not_allowed`: the URL is private, loopback, link-local, reserved or an IPv4 tunnel',
+  })
+  create(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Body() dto: CreateWebhookDto,
+    @Headers('x-idempotency-key') key?: string,
+  ) {
     return this.webhooks.create(p, dto, key);
   }
 
@@ -41,8 +48,16 @@ export class WebhooksController {
   @Patch('webhooks/:id')
   @Requires(PERMISSIONS.webhooksWrite)
   @ToolTwin('kadu_webhooks_update', { id: 'webhook_id' })
-  @ApiResponse({ status: 422, description: '`url_not_allowed`: the URL is private, loopback, link-local, reserved or an IPv4 tunnel' })
-  update(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto, @Headers('x-idempotency-key') key?: string) {
+  @ApiResponse({
+    status: 422,
+    description: '`url_not_allowed`: the URL is private, loopback, link-local, reserved or an IPv4 tunnel',
+  })
+  update(
+    @CurrentPrincipal() p: KaduPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateWebhookDto,
+    @Headers('x-idempotency-key') key?: string,
+  ) {
     return this.webhooks.update(p, id, dto, key);
   }
 

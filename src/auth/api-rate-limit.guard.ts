@@ -41,5 +41,10 @@ export function apply(res: Response, verdict: RateVerdict | undefined): void {
 }
 
 export function storeDown(): ApiError {
-  return new ApiError(503, 'service_unavailable', 'Service unavailable', 'The rate-limit store cannot be reached; retry shortly').withHeader('Retry-After', '5');
+  return new ApiError(
+    503,
+    'service_unavailable',
+    'Service unavailable',
+    'The rate-limit store cannot be reached; retry shortly',
+  ).withHeader('Retry-After', '5');
 }

@@ -23,7 +23,13 @@ import { ALL_SCOPES } from './scopes.js';
  * first, so a valid token is never refused because others behind the same address (a NAT, a
  * gateway) guessed wrong. Successful requests spend nothing here.
  */
-async function withFailedAuthBudget(limits: RateLimits, req: Request, refuse: (retryAfter: number) => Error, down: () => Error, attempt: () => Promise<boolean>): Promise<boolean> {
+async function withFailedAuthBudget(
+  limits: RateLimits,
+  req: Request,
+  refuse: (retryAfter: number) => Error,
+  down: () => Error,
+  attempt: () => Promise<boolean>,
+): Promise<boolean> {
   try {
     return await attempt();
   } catch (error) {
@@ -80,9 +86,15 @@ export class McpAuthGuard extends AuthGuard('mcp-bearer') {
     );
   }
 
-  override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
+  override handleRequest<T = KaduPrincipal>(
+    err: unknown,
+    user: T | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): T {
     if (!err && user) return user;
-    if (err instanceof KeySetUnavailable) throw new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys"));
+    if (err instanceof KeySetUnavailable)
+      throw new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys"));
     const { sent, description, res } = refusal(context);
     res.setHeader(
       'WWW-Authenticate',
@@ -107,19 +119,42 @@ export class ApiAuthGuard extends AuthGuard('api-bearer') {
     return withFailedAuthBudget(
       this.limits,
       context.switchToHttp().getRequest<Request>(),
-      (retryAfter) => new ApiError(429, 'rate_limited', 'Too many failed logins', `Retry after ${retryAfter} seconds`).withHeader('Retry-After', String(retryAfter)),
-      () => new ApiError(503, 'service_unavailable', 'Service unavailable', 'The rate-limit store cannot be reached').withHeader('Retry-After', '5'),
+      (retryAfter) =>
+        new ApiError(429, 'rate_limited', 'Too many failed logins', `Retry after ${retryAfter} seconds`).withHeader(
+          'Retry-After',
+          String(retryAfter),
+        ),
+      () =>
+        new ApiError(
+          503,
+          'service_unavailable',
+          'Service unavailable',
+          'The rate-limit store cannot be reached',
+        ).withHeader('Retry-After', '5'),
       async () => (await super.canActivate(context)) as boolean,
     );
   }
 
-  override handleRequest<T = KaduPrincipal>(err: unknown, user: T | false, _info: unknown, context: ExecutionContext): T {
+  override handleRequest<T = KaduPrincipal>(
+    err: unknown,
+    user: T | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): T {
     if (!err && user) return user;
     if (err instanceof KeySetUnavailable) {
-      throw new ApiError(503, 'service_unavailable', 'Service unavailable', "The authorization server's keys cannot be fetched").withHeader('Retry-After', '5');
+      throw new ApiError(
+        503,
+        'service_unavailable',
+        'Service unavailable',
+        "The authorization server's keys cannot be fetched",
+      ).withHeader('Retry-After', '5');
     }
     const { sent, description, res } = refusal(context);
-    res.setHeader('WWW-Authenticate', formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}));
+    res.setHeader(
+      'WWW-Authenticate',
+      formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}),
+    );
     throw new ApiError(401, 'unauthorized', 'Unauthorized', description);
   }
 }

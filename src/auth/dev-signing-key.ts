@@ -29,7 +29,12 @@ export async function loadOrCreateDevKey(source: KeySource): Promise<DevSigningK
   const jwk = await privateJwk(source);
   const { d: _private, ...publicJwk } = jwk;
   const privateKey = (await importJWK(jwk, DEV_KEY_ALG)) as CryptoKey;
-  return { kid: jwk.kid as string, privateKey, publicJwk: { ...publicJwk, alg: DEV_KEY_ALG, use: 'sig' }, privateJwk: { ...jwk, alg: DEV_KEY_ALG, use: 'sig' } };
+  return {
+    kid: jwk.kid as string,
+    privateKey,
+    publicJwk: { ...publicJwk, alg: DEV_KEY_ALG, use: 'sig' },
+    privateJwk: { ...jwk, alg: DEV_KEY_ALG, use: 'sig' },
+  };
 }
 
 async function privateJwk(source: KeySource): Promise<JWK> {
@@ -39,7 +44,10 @@ async function privateJwk(source: KeySource): Promise<JWK> {
     try {
       text = readFileSync(source.devSigningKeyFile, 'utf8');
     } catch (error) {
-      throw new Error(`DEV_SIGNING_KEY_FILE (${source.devSigningKeyFile}) cannot be read: ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `DEV_SIGNING_KEY_FILE (${source.devSigningKeyFile}) cannot be read: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     return explicitKey(text, 'DEV_SIGNING_KEY_FILE');
   }

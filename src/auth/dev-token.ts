@@ -16,7 +16,8 @@ export interface DevTokenRequest {
 
 /** Signs a development access token for the local app (development-token mode only). */
 export async function issueDevToken(config: AppConfig, request: DevTokenRequest): Promise<string> {
-  if (!config.devTokens) throw new Error('development tokens are off: an authorization server is configured (OAUTH_JWKS_URL)');
+  if (!config.devTokens)
+    throw new Error('development tokens are off: an authorization server is configured (OAUTH_JWKS_URL)');
   const key = await loadOrCreateDevKey(config);
   const scopes = request.scopes ?? scopesForRole(request.role);
   return new SignJWT({

@@ -26,7 +26,11 @@ export interface StoredRole {
  * with). A token issued after the change is the authorization server's newer word and stands.
  * Without `iat` the change is assumed newer.
  */
-export function capToStoredRole(principal: KaduPrincipal, stored: StoredRole | undefined, issuedAt: number | undefined): KaduPrincipal {
+export function capToStoredRole(
+  principal: KaduPrincipal,
+  stored: StoredRole | undefined,
+  issuedAt: number | undefined,
+): KaduPrincipal {
   if (!stored || stored.changedAt === undefined || !isRole(stored.role)) return principal;
   // iat has one-second resolution: a change within the token's second counts as after it.
   if (issuedAt !== undefined && stored.changedAt < issuedAt * 1000) return principal;

@@ -26,7 +26,9 @@ export const VERIFIED_TOKEN_MAX_ENTRIES = 10_000;
  */
 export class KeySetUnavailable extends Error {
   constructor(cause: unknown) {
-    super(`the authorization server's keys cannot be fetched (${cause instanceof Error ? cause.message : String(cause)})`);
+    super(
+      `the authorization server's keys cannot be fetched (${cause instanceof Error ? cause.message : String(cause)})`,
+    );
     this.name = 'KeySetUnavailable';
   }
 }
@@ -49,7 +51,9 @@ export class TokenVerifier implements OnModuleInit {
   private keys!: KeySet;
   private publicJwks: { keys: object[] } = { keys: [] };
   private keySetFingerprint = '';
-  private readonly verified = new BoundedTtlCache<{ principal: KaduPrincipal; issuedAt?: number }>(VERIFIED_TOKEN_MAX_ENTRIES);
+  private readonly verified = new BoundedTtlCache<{ principal: KaduPrincipal; issuedAt?: number }>(
+    VERIFIED_TOKEN_MAX_ENTRIES,
+  );
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -59,13 +63,16 @@ export class TokenVerifier implements OnModuleInit {
       this.publicJwks = { keys: [key.publicJwk] };
       this.keys = createLocalJWKSet(this.publicJwks as Parameters<typeof createLocalJWKSet>[0]) as KeySet;
     } else {
-      const remote = createRemoteJWKSet(new URL(this.config.oauthJwksUrl as string), { timeoutDuration: this.config.oauthJwksTimeoutMs });
+      const remote = createRemoteJWKSet(new URL(this.config.oauthJwksUrl as string), {
+        timeoutDuration: this.config.oauthJwksTimeoutMs,
+      });
       this.keys = (async (header: Parameters<typeof remote>[0], token: Parameters<typeof remote>[1]) => {
         try {
           return await remote(header, token);
         } catch (error) {
           // No key for this token is the token's problem; anything else is the key server's.
-          if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+          if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys)
+            throw error;
           throw new KeySetUnavailable(error);
         } finally {
           this.noteKeySet(remote.jwks());
@@ -99,9 +106,19 @@ export class TokenVerifier implements OnModuleInit {
     if (cached) return { ok: true, ...cached };
     const verdict = await this.verifyAfresh(token, audience);
     if (verdict.ok && verdict.expiresAt !== undefined) {
-      this.verified.set(key, { principal: verdict.principal, ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}) }, Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS));
+      this.verified.set(
+        key,
+        { principal: verdict.principal, ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}) },
+        Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS),
+      );
     }
-    return verdict.ok ? { ok: true, principal: verdict.principal, ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}) } : verdict;
+    return verdict.ok
+      ? {
+          ok: true,
+          principal: verdict.principal,
+          ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}),
+        }
+      : verdict;
   }
 
   private async verifyAfresh(token: string, audience: string): Promise<Verification & { expiresAt?: number }> {
@@ -123,14 +140,27 @@ export class TokenVerifier implements OnModuleInit {
     if (expiresAt !== undefined && Date.now() >= expiresAt) return { ok: false, reason: 'the token has expired' };
     const verdict = toPrincipal(payload);
     if (!verdict.ok) return verdict;
-    return { ...verdict, ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) };
+    return {
+      ...verdict,
+      ...(typeof payload.iat === 'number' ? { issuedAt: payload.iat } : {}),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    };
   }
 }
 
 function toPrincipal(payload: JWTPayload): Verification {
-  const { sub, org, role, scope, exp, client_id: clientId, client_name: clientName } = payload as JWTPayload & Record<string, unknown>;
+  const {
+    sub,
+    org,
+    role,
+    scope,
+    exp,
+    client_id: clientId,
+    client_name: clientName,
+  } = payload as JWTPayload & Record<string, unknown>;
   if (typeof sub !== 'string' || sub === '') return { ok: false, reason: 'the token has no subject' };
-  if (typeof org !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(org)) return { ok: false, reason: 'the token names no valid organisation' };
+  if (typeof org !== 'string' || !/^[a-z0-9][a-z0-9-]{0,62}$/.test(org))
+    return { ok: false, reason: 'the token names no valid organisation' };
   if (!isRole(role)) return { ok: false, reason: 'the token names no valid role' };
   const granted = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [];
   // A token never carries more than its role allows.

@@ -26,14 +26,17 @@ async function main(): Promise<void> {
   }
   const { org, user, role } = values;
   if (!org || !user || !role) throw new Error(USAGE);
-  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(org)) throw new Error('--org must be a slug: lower-case letters, digits and dashes');
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(org))
+    throw new Error('--org must be a slug: lower-case letters, digits and dashes');
   if (!isRole(role)) throw new Error('--role must be one of viewer, operator, admin, owner');
   const scopes = values.scopes?.split(/\s+/).filter(Boolean);
   const unknown = scopes?.filter((s) => !ALL_SCOPES.includes(s)) ?? [];
   if (unknown.length) throw new Error(`unknown scope(s): ${unknown.join(', ')}`);
   const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
-  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0)) throw new Error('--ttl must be a positive number of seconds');
-  if (values.aud !== undefined && values.aud !== 'mcp' && values.aud !== 'api') throw new Error('--aud must be mcp or api');
+  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0))
+    throw new Error('--ttl must be a positive number of seconds');
+  if (values.aud !== undefined && values.aud !== 'mcp' && values.aud !== 'api')
+    throw new Error('--aud must be mcp or api');
   const token = await issueDevToken(loadConfig(), {
     org,
     user,

@@ -60,12 +60,18 @@ export function apiErrorBody(exception: HttpException): ApiErrorBody {
   const response = exception.getResponse();
   if (isEnvelope(response)) return response;
   const [code, title] = CODES[status] ?? (status >= 500 ? ['internal_error', 'Internal error'] : ['error', 'Error']);
-  const message = typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
+  const message =
+    typeof response === 'object' && response !== null ? (response as { message?: unknown }).message : response;
   const details = Array.isArray(message) ? message.map(String) : typeof message === 'string' ? [message] : [];
   if (details.length === 0) return envelope(status, [{ code, title }]);
-  return envelope(status, details.map((detail) => ({ code, title, detail })));
+  return envelope(
+    status,
+    details.map((detail) => ({ code, title, detail })),
+  );
 }
 
 function isEnvelope(value: unknown): value is ApiErrorBody {
-  return typeof value === 'object' && value !== null && Array.isArray((value as ApiErrorBody).errors) && 'status' in value;
+  return (
+    typeof value === 'object' && value !== null && Array.isArray((value as ApiErrorBody).errors) && 'status' in value
+  );
 }

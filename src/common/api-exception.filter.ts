@@ -13,7 +13,16 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (res.headersSent) return;
     if (exception instanceof StoreUnavailable) {
       res.setHeader('Retry-After', '5');
-      res.status(503).json({ status: 503, errors: [{ code: 'service_unavailable', title: 'Service unavailable', detail: 'A dependency cannot be reached; retry shortly' }] });
+      res.status(503).json({
+        status: 503,
+        errors: [
+          {
+            code: 'service_unavailable',
+            title: 'Service unavailable',
+            detail: 'A dependency cannot be reached; retry shortly',
+          },
+        ],
+      });
       return;
     }
     if (exception instanceof ApiError && exception.getStatus() === 503) {
@@ -22,7 +31,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof HttpException && exception.getStatus() < 500) {
-      if (exception instanceof ApiError) for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
+      if (exception instanceof ApiError)
+        for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
       res.status(exception.getStatus()).json(apiErrorBody(exception));
       return;
     }
@@ -30,6 +40,9 @@ export class ApiExceptionFilter implements ExceptionFilter {
     this.logger.error(
       `request ${requestId} failed: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
     );
-    res.status(500).json({ status: 500, errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }] });
+    res.status(500).json({
+      status: 500,
+      errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],
+    });
   }
 }

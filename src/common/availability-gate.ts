@@ -29,7 +29,9 @@ export class AvailabilityGate {
   trip(reason: unknown): void {
     if (this.down || this.closed) return;
     this.down = true;
-    this.logger.warn(`unreachable (${reason instanceof Error ? reason.message : String(reason)}); refusing calls until it answers again`);
+    this.logger.warn(
+      `unreachable (${reason instanceof Error ? reason.message : String(reason)}); refusing calls until it answers again`,
+    );
     this.schedule(0);
   }
 

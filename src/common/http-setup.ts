@@ -21,13 +21,21 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
  * parser off: the MCP endpoint reads its own body after authentication (libs/mcp/docs/ladder.md rungs 3–7), and
  * every other route gets a 1 MiB JSON parser whose 413 uses the API's envelope.
  */
-export function configureHttp(app: INestApplication, config: AppConfig, mcpPath = '/mcp', observability: HttpObservability = {}): void {
+export function configureHttp(
+  app: INestApplication,
+  config: AppConfig,
+  mcpPath = '/mcp',
+  observability: HttpObservability = {},
+): void {
   const instance = app.getHttpAdapter().getInstance() as express.Express;
   instance.disable('x-powered-by');
   instance.set('trust proxy', 'loopback');
   app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
-    res.setHeader('Request-Id', typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID());
+    res.setHeader(
+      'Request-Id',
+      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+    );
     next();
   });
   if (observability.requests || observability.accessLog) app.use(requestObserver(mcpPath, observability.accessLog));
@@ -42,7 +50,8 @@ export function configureHttp(app: INestApplication, config: AppConfig, mcpPath 
   app.use((req: Request, res: Response, next: NextFunction) => {
     // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk;
     // the development authorization server (oidc-provider) parses its own requests.
-    if (req.path === mcpPath || req.path.startsWith('/api/v1/uploads/') || req.path.startsWith('/oauth/')) return next();
+    if (req.path === mcpPath || req.path.startsWith('/api/v1/uploads/') || req.path.startsWith('/oauth/'))
+      return next();
     json(req, res, (jsonError?: unknown) => {
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));
@@ -56,15 +65,23 @@ function sendParserError(res: Response, error: unknown): void {
   const { status, type } = error as { status?: number; type?: string };
   if (error instanceof NestingTooDeep || (error as { cause?: unknown }).cause instanceof NestingTooDeep) {
     const detail = `The body nests deeper than ${DEFAULT_MAX_JSON_DEPTH} levels`;
-    res.status(400).json({ status: 400, errors: [{ code: 'nesting_too_deep', title: 'JSON nested too deeply', detail }] });
+    res
+      .status(400)
+      .json({ status: 400, errors: [{ code: 'nesting_too_deep', title: 'JSON nested too deeply', detail }] });
     return;
   }
   if (status === 413 || type === 'entity.too.large') {
     res.setHeader('Connection', 'close');
-    res.status(413).json({ status: 413, errors: [{ code: 'payload_too_large', title: 'Payload too large', detail: 'The body exceeds 1048576 bytes' }] });
+    res.status(413).json({
+      status: 413,
+      errors: [{ code: 'payload_too_large', title: 'Payload too large', detail: 'The body exceeds 1048576 bytes' }],
+    });
     return;
   }
-  res.status(400).json({ status: 400, errors: [{ code: 'invalid_json', title: 'Invalid JSON', detail: 'The body is not valid JSON' }] });
+  res.status(400).json({
+    status: 400,
+    errors: [{ code: 'invalid_json', title: 'Invalid JSON', detail: 'The body is not valid JSON' }],
+  });
 }
 
 /** Bounds slow or stalled bodies and idle connections (libs/mcp/docs/security.md §Origin and transport hygiene). */

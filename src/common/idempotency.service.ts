@@ -15,11 +15,28 @@ const TTL_HOURS = 24;
 export class IdempotencyService {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  async run<T>(orgId: string, key: string | undefined, operation: string, params: unknown, status: number, work: () => Promise<T>): Promise<T> {
+  async run<T>(
+    orgId: string,
+    key: string | undefined,
+    operation: string,
+    params: unknown,
+    status: number,
+    work: () => Promise<T>,
+  ): Promise<T> {
     if (key === undefined || key === '') return work();
-    if (key.length > 255) throw new ApiError(422, 'validation_failed', 'Validation failed', 'The idempotency key is longer than 255 characters', 'idempotency_key');
+    if (key.length > 255)
+      throw new ApiError(
+        422,
+        'validation_failed',
+        'Validation failed',
+        'The idempotency key is longer than 255 characters',
+        'idempotency_key',
+      );
     const hash = createHash('sha256').update(operation).update('\0').update(canonicalJson(params)).digest('hex');
-    await this.db.query(`delete from idempotency_keys where org_id = $1 and key = $2 and created_at < now() - interval '${TTL_HOURS} hours'`, [orgId, key]);
+    await this.db.query(
+      `delete from idempotency_keys where org_id = $1 and key = $2 and created_at < now() - interval '${TTL_HOURS} hours'`,
+      [orgId, key],
+    );
     const claimed = await this.db.query(
       `insert into idempotency_keys (org_id, key, request_hash, state) values ($1, $2, $3, 'in_flight')
        on conflict (org_id, key) do nothing returning key`,
@@ -45,10 +62,21 @@ export class IdempotencyService {
       [orgId, key],
     );
     if (!row || row.state !== 'done') {
-      throw new ApiError(409, 'idempotency_key_in_use', 'Idempotency key in use', 'The first request with this key is still running; retry shortly');
+      throw new ApiError(
+        409,
+        'idempotency_key_in_use',
+        'Idempotency key in use',
+        'The first request with this key is still running; retry shortly',
+      );
     }
     if (row.request_hash !== hash) {
-      throw new ApiError(422, 'idempotency_key_mismatch', 'Idempotency key mismatch', 'This key was used with other parameters', 'idempotency_key');
+      throw new ApiError(
+        422,
+        'idempotency_key_mismatch',
+        'Idempotency key mismatch',
+        'This key was used with other parameters',
+        'idempotency_key',
+      );
     }
     return row.response_body;
   }

@@ -39,7 +39,8 @@ export class Paginator {
     const given = Buffer.from(tag, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor();
     const [digest, lastId] = Buffer.from(body, 'base64url').toString('utf8').split(':');
-    if (digest !== filterDigest(filters) || !lastId) throw invalidCursor('the cursor belongs to a listing with other filters');
+    if (digest !== filterDigest(filters) || !lastId)
+      throw invalidCursor('the cursor belongs to a listing with other filters');
     return lastId;
   }
 

@@ -1,4 +1,10 @@
-import { type ArgumentMetadata, Injectable, type ValidationError, ValidationPipe, type ValidationPipeOptions } from '@nestjs/common';
+import {
+  type ArgumentMetadata,
+  Injectable,
+  type ValidationError,
+  ValidationPipe,
+  type ValidationPipeOptions,
+} from '@nestjs/common';
 import { getMetadataStorage, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 import { JSONSchema } from '@kobana/nest-mcp';
 import { ApiError, type ApiErrorItem } from './api-error.js';
@@ -52,10 +58,17 @@ export class KaduValidationPipe extends ValidationPipe {
     const unsafe = findUnsafeText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
     if (unsafe) {
       const param = unsafe.path || metadata.data || metadata.type;
-      throw new ApiError(422, 'validation_failed', 'Validation failed', `${param} must not contain ${unsafe.problem}`, param);
+      throw new ApiError(
+        422,
+        'validation_failed',
+        'Validation failed',
+        `${param} must not contain ${unsafe.problem}`,
+        param,
+      );
     }
     const metatype = metadata.metatype;
-    if (!metatype || metadata.data || value === null || typeof value !== 'object' || Array.isArray(value)) return super.transform(value, metadata);
+    if (!metatype || metadata.data || value === null || typeof value !== 'object' || Array.isArray(value))
+      return super.transform(value, metadata);
     const known = this.declaredFields(metatype);
     // Not a DTO (e.g. `@Query() q: Record<string, string>`): nothing to shape.
     if (known.size === 0) return super.transform(value, metadata);
@@ -66,7 +79,13 @@ export class KaduValidationPipe extends ValidationPipe {
       const limit = freeForm.get(key);
       if (limit !== undefined && field !== null && typeof field === 'object') {
         if (Buffer.byteLength(JSON.stringify(field)) > limit) {
-          throw new ApiError(422, 'validation_failed', 'Validation failed', `${key} must be at most ${limit} bytes as JSON`, key);
+          throw new ApiError(
+            422,
+            'validation_failed',
+            'Validation failed',
+            `${key} must be at most ${limit} bytes as JSON`,
+            key,
+          );
         }
         // A placeholder of the same kind keeps @IsObject's verdict (an array is still refused).
         shaped[key] = Array.isArray(field) ? [] : {};
@@ -83,7 +102,11 @@ export class KaduValidationPipe extends ValidationPipe {
   private declaredFields(metatype: Function): Set<string> {
     let fields = this.declared.get(metatype);
     if (!fields) {
-      fields = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false).map((m) => m.propertyName));
+      fields = new Set(
+        getMetadataStorage()
+          .getTargetValidationMetadatas(metatype, '', true, false)
+          .map((m) => m.propertyName),
+      );
       this.declared.set(metatype, fields);
     }
     return fields;
@@ -92,7 +115,11 @@ export class KaduValidationPipe extends ValidationPipe {
 
 function freeFormFields(metatype: Function): Map<string, number> {
   const fields = new Map<string, number>();
-  for (let type: Function | null = metatype; type && type !== Function.prototype; type = Object.getPrototypeOf(type) as Function | null) {
+  for (
+    let type: Function | null = metatype;
+    type && type !== Function.prototype;
+    type = Object.getPrototypeOf(type) as Function | null
+  ) {
     for (const [field, limit] of FREE_FORM.get(type) ?? []) if (!fields.has(field)) fields.set(field, limit);
   }
   return fields;

@@ -125,9 +125,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const devTokens = !env.OAUTH_JWKS_URL;
   if (!devTokens && !env.OAUTH_ISSUER) problems.push('OAUTH_JWKS_URL is set but OAUTH_ISSUER is not');
   const logLevel = env.LOG_LEVEL ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
   const logFormat = env.LOG_FORMAT ?? (nodeEnv === 'production' ? 'json' : 'pretty');
-  if (logFormat !== 'json' && logFormat !== 'pretty') problems.push(`LOG_FORMAT must be json or pretty, got '${logFormat}'`);
+  if (logFormat !== 'json' && logFormat !== 'pretty')
+    problems.push(`LOG_FORMAT must be json or pretty, got '${logFormat}'`);
   const devAuthServer = check(() => devAuthServerOn(env, nodeEnv, devTokens), false);
   const config: AppConfig = {
     env: nodeEnv,
@@ -165,10 +167,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     queueMaxDepth: check(() => number(env.KADU_QUEUE_MAX_DEPTH, 1000, 'KADU_QUEUE_MAX_DEPTH'), 1000),
     queueLockMs: check(() => positive(env.KADU_QUEUE_LOCK_MS, 10_000, 'KADU_QUEUE_LOCK_MS'), 10_000),
-    dependencyTimeoutMs: check(() => positive(env.KADU_DEPENDENCY_TIMEOUT_MS, 3_000, 'KADU_DEPENDENCY_TIMEOUT_MS'), 3_000),
+    dependencyTimeoutMs: check(
+      () => positive(env.KADU_DEPENDENCY_TIMEOUT_MS, 3_000, 'KADU_DEPENDENCY_TIMEOUT_MS'),
+      3_000,
+    ),
     sweepIntervalMs: check(() => positive(env.KADU_SWEEP_INTERVAL_MS, 5_000, 'KADU_SWEEP_INTERVAL_MS'), 5_000),
     listenMaxStreams: check(() => count(env.KADU_LISTEN_MAX_STREAMS, 10, 'KADU_LISTEN_MAX_STREAMS'), 10),
-    listenMaxSubscriptions: check(() => count(env.KADU_LISTEN_MAX_SUBSCRIPTIONS, 100, 'KADU_LISTEN_MAX_SUBSCRIPTIONS'), 100),
+    listenMaxSubscriptions: check(
+      () => count(env.KADU_LISTEN_MAX_SUBSCRIPTIONS, 100, 'KADU_LISTEN_MAX_SUBSCRIPTIONS'),
+      100,
+    ),
     listenHeartbeatMs: check(() => positive(env.KADU_LISTEN_HEARTBEAT_MS, 15_000, 'KADU_LISTEN_HEARTBEAT_MS'), 15_000),
     devSigningKey: env.DEV_SIGNING_KEY || undefined,
     devSigningKeyFile: env.DEV_SIGNING_KEY_FILE ? resolve(env.DEV_SIGNING_KEY_FILE) : undefined,
@@ -188,7 +196,8 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
   }
   const accessKeyId = env.S3_ACCESS_KEY_ID;
   const secretAccessKey = env.S3_SECRET_ACCESS_KEY;
-  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
   return {
     bucket: env.S3_BUCKET,
     endpoint: env.S3_ENDPOINT || undefined,
@@ -206,12 +215,18 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config | undefined {
  */
 function devAuthServerOn(env: NodeJS.ProcessEnv, nodeEnv: AppConfig['env'], devTokens: boolean): boolean {
   const setting = env.OAUTH_DEV_SERVER ?? 'auto';
-  if (!['auto', 'on', 'off'].includes(setting)) throw new Error(`OAUTH_DEV_SERVER must be on, off or auto, got '${setting}'`);
+  if (!['auto', 'on', 'off'].includes(setting))
+    throw new Error(`OAUTH_DEV_SERVER must be on, off or auto, got '${setting}'`);
   if (setting === 'off') return false;
   if (setting === 'auto') return devTokens && nodeEnv !== 'production';
-  if (!devTokens) throw new Error('OAUTH_DEV_SERVER=on needs development tokens: it signs with the development key, which OAUTH_JWKS_URL turns off');
+  if (!devTokens)
+    throw new Error(
+      'OAUTH_DEV_SERVER=on needs development tokens: it signs with the development key, which OAUTH_JWKS_URL turns off',
+    );
   if (nodeEnv === 'production' && env.ALLOW_DEV_AUTHORIZATION_SERVER !== 'true') {
-    throw new Error('Refusing to start in production with the development authorization server: set ALLOW_DEV_AUTHORIZATION_SERVER=true to allow it, or OAUTH_DEV_SERVER=off');
+    throw new Error(
+      'Refusing to start in production with the development authorization server: set ALLOW_DEV_AUTHORIZATION_SERVER=true to allow it, or OAUTH_DEV_SERVER=off',
+    );
   }
   return true;
 }
@@ -239,15 +254,21 @@ function number(value: string | undefined, fallback: number, name = 'a setting')
 function concurrency(value: string | undefined, sharedQueue: boolean): number {
   const n = number(value, 2, 'KADU_EXECUTION_CONCURRENCY');
   if (!Number.isInteger(n)) throw new Error(`KADU_EXECUTION_CONCURRENCY must be an integer, got '${value}'`);
-  if (n === 0 && !sharedQueue) throw new Error('KADU_EXECUTION_CONCURRENCY=0 needs REDIS_URL: with the in-process queue nothing would ever run');
+  if (n === 0 && !sharedQueue)
+    throw new Error('KADU_EXECUTION_CONCURRENCY=0 needs REDIS_URL: with the in-process queue nothing would ever run');
   return n;
 }
 
-function budget(value: string | undefined, fallback: string, name: string): { points: number; durationSec: number } | false {
+function budget(
+  value: string | undefined,
+  fallback: string,
+  name: string,
+): { points: number; durationSec: number } | false {
   const text = value ?? fallback;
   if (text === 'off') return false;
   const m = /^(\d+)\/(\d+)$/.exec(text);
-  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new Error(`${name} must be "points/seconds" or "off", got '${text}'`);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1)
+    throw new Error(`${name} must be "points/seconds" or "off", got '${text}'`);
   return { points: Number(m[1]), durationSec: Number(m[2]) };
 }
 

@@ -15,7 +15,11 @@ const PROBE_TIMEOUT_MS = 3000;
  * policy of the configuration first, then — at once, each within a few seconds — the listening
  * ports, the data folder, PostgreSQL and Redis. One line per problem, naming the variable.
  */
-export async function startupProblems(config: AppConfig, env: NodeJS.ProcessEnv, extraPorts: { name: string; host: string; port: number }[] = []): Promise<string[]> {
+export async function startupProblems(
+  config: AppConfig,
+  env: NodeJS.ProcessEnv,
+  extraPorts: { name: string; host: string; port: number }[] = [],
+): Promise<string[]> {
   const problems = policyProblems(config, env);
   const probes = await Promise.all([
     portProblem('PORT', config.host, config.port),
@@ -30,7 +34,9 @@ export async function startupProblems(config: AppConfig, env: NodeJS.ProcessEnv,
 /** The rules no probe is needed for. */
 export function policyProblems(config: AppConfig, env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
-  const distributed = [config.databaseUrl && 'DATABASE_URL', config.redisUrl && 'REDIS_URL'].filter(Boolean).join(' and ');
+  const distributed = [config.databaseUrl && 'DATABASE_URL', config.redisUrl && 'REDIS_URL']
+    .filter(Boolean)
+    .join(' and ');
   if (config.mcpStateKey !== undefined && Buffer.byteLength(config.mcpStateKey) < MIN_STATE_KEY_BYTES) {
     problems.push(
       `MCP_STATE_KEY is ${Buffer.byteLength(config.mcpStateKey)} bytes; it must be at least ${MIN_STATE_KEY_BYTES} (for example: openssl rand -base64 32)`,
@@ -44,7 +50,9 @@ export function policyProblems(config: AppConfig, env: NodeJS.ProcessEnv): strin
     );
   }
   if (config.devTokens && config.env === 'production' && env.ALLOW_DEV_TOKENS !== 'true') {
-    problems.push('NODE_ENV=production with development tokens: set OAUTH_ISSUER and OAUTH_JWKS_URL (or ALLOW_DEV_TOKENS=true to accept them anyway)');
+    problems.push(
+      'NODE_ENV=production with development tokens: set OAUTH_ISSUER and OAUTH_JWKS_URL (or ALLOW_DEV_TOKENS=true to accept them anyway)',
+    );
   }
   if (config.devTokens && distributed && !config.devSigningKey && !config.devSigningKeyFile) {
     problems.push(
@@ -114,7 +122,13 @@ export async function redisProblem(url: string): Promise<string | undefined> {
   } catch {
     return `REDIS_URL must be a redis:// or rediss:// URL (redis://host:port/db), got '${url.length > 80 ? `${url.slice(0, 80)}…` : url}'`;
   }
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: PROBE_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: PROBE_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // The connection's own error (ECONNREFUSED…) says more than the rejection ("Connection is closed").
   let cause: unknown;
   redis.on('error', (error) => (cause ??= error));

@@ -10,7 +10,10 @@ import { tracedDatabase } from '../telemetry/traced-database.js';
 /** Opens the store the configuration names — PostgreSQL with DATABASE_URL, else embedded PGlite — and migrates it. */
 export async function openDatabase(config: AppConfig): Promise<Database> {
   const db = config.databaseUrl
-    ? await PostgresDatabase.open(config.databaseUrl, { schema: config.databaseSchema, timeoutMs: config.dependencyTimeoutMs })
+    ? await PostgresDatabase.open(config.databaseUrl, {
+        schema: config.databaseSchema,
+        timeoutMs: config.dependencyTimeoutMs,
+      })
     : await PgliteDatabase.open(join(config.dataDir, 'db'));
   const applied = await migrate(db);
   if (applied) new Logger('Database').log(`${db.driver}: applied ${applied} migration(s)`);

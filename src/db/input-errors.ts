@@ -9,5 +9,10 @@ import { ApiError } from '../common/api-error.js';
 export function asInputError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !/^(22|54)[0-9A-Z]{3}$/.test(code)) return error;
-  return new ApiError(422, 'validation_failed', 'Validation failed', 'A value in the request cannot be stored (unsupported characters or out of range)');
+  return new ApiError(
+    422,
+    'validation_failed',
+    'Validation failed',
+    'A value in the request cannot be stored (unsupported characters or out of range)',
+  );
 }

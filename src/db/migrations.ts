@@ -184,7 +184,9 @@ export async function migrate(db: Database): Promise<number> {
   const options = { timeoutMs: MIGRATION_TIMEOUT_MS };
   await db.transaction(async (tx) => {
     if (db.driver === 'postgres') await tx.query(LOCK_SCHEMA);
-    await tx.query('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
+    await tx.query(
+      'create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())',
+    );
   }, options);
   let applied = 0;
   for (const migration of MIGRATIONS) {
@@ -192,7 +194,11 @@ export async function migrate(db: Database): Promise<number> {
       if (db.driver === 'postgres') await tx.query(LOCK_SCHEMA);
       const exists = await tx.query('select 1 from schema_migrations where id = $1', [migration.id]);
       if (exists.length) return false;
-      for (const statement of migration.sql.split(';').map((s) => s.trim()).filter(Boolean)) await tx.query(statement);
+      for (const statement of migration.sql
+        .split(';')
+        .map((s) => s.trim())
+        .filter(Boolean))
+        await tx.query(statement);
       await tx.query('insert into schema_migrations (id, name) values ($1, $2)', [migration.id, migration.name]);
       return true;
     }, options);

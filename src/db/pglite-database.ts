@@ -27,7 +27,10 @@ export class PgliteDatabase implements Database {
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(async (tx: Transaction) =>
-        work({ query: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params as unknown[])).rows }),
+        work({
+          query: async <R>(sql: string, params: readonly unknown[] = []) =>
+            (await tx.query<R>(sql, params as unknown[])).rows,
+        }),
       );
     } catch (error) {
       throw asInputError(error);

@@ -6,8 +6,23 @@ import { asInputError } from './input-errors.js';
 import { MIGRATION_LOCK, MIGRATION_TIMEOUT_MS } from './migrations.js';
 
 // Codes and messages that say "the server cannot be reached", not "this SQL is wrong".
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|timeout expired/i;
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|timeout expired/i;
 // The server cancelled a statement that ran past statement_timeout: the same bound, seen from the server.
 const STATEMENT_TIMEOUT = '57014';
 
@@ -25,7 +40,12 @@ function lostConnection(error: unknown): boolean {
 
 /** A database that cannot be reached answers 503 with Retry-After, not 500: the client should come back. */
 function unavailable(): ApiError {
-  return new ApiError(503, 'database_unavailable', 'Service unavailable', 'The database cannot be reached; retry shortly').withHeader('Retry-After', '5');
+  return new ApiError(
+    503,
+    'database_unavailable',
+    'Service unavailable',
+    'The database cannot be reached; retry shortly',
+  ).withHeader('Retry-After', '5');
 }
 
 export interface PostgresOptions {
@@ -80,18 +100,22 @@ export class PostgresDatabase implements Database {
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>, options: { timeoutMs?: number } = {}): Promise<T> {
-    return this.withClient(async (run) => {
-      await run('begin');
-      if (options.timeoutMs) await run(`set local statement_timeout = ${Math.floor(options.timeoutMs)}`);
-      try {
-        const result = await work({ query: run });
-        await run('commit');
-        return result;
-      } catch (error) {
-        await run('rollback').catch(() => undefined);
-        throw error;
-      }
-    }, false, options.timeoutMs);
+    return this.withClient(
+      async (run) => {
+        await run('begin');
+        if (options.timeoutMs) await run(`set local statement_timeout = ${Math.floor(options.timeoutMs)}`);
+        try {
+          const result = await work({ query: run });
+          await run('commit');
+          return result;
+        } catch (error) {
+          await run('rollback').catch(() => undefined);
+          throw error;
+        }
+      },
+      false,
+      options.timeoutMs,
+    );
   }
 
   async ping(): Promise<void> {

@@ -7,7 +7,10 @@ const QUEUE_NAME = 'executions';
 const STOP_WITHIN_MS = 3000;
 
 const within = (work: Promise<unknown> | undefined, ms: number): Promise<unknown> =>
-  Promise.race([(work ?? Promise.resolve()).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+  Promise.race([
+    (work ?? Promise.resolve()).catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
 
 interface RunJob {
   executionId: string;
@@ -49,9 +52,19 @@ export class BullExecutionQueue implements ExecutionQueue {
   constructor(private readonly options: BullQueueOptions) {
     const bound = options.timeoutMs;
     const retryStrategy = (attempt: number): number => Math.min(attempt * 100, 1000);
-    this.client = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: bound, commandTimeout: bound, socketTimeout: bound, retryStrategy });
+    this.client = new Redis(options.redisUrl, {
+      maxRetriesPerRequest: 1,
+      connectTimeout: bound,
+      commandTimeout: bound,
+      socketTimeout: bound,
+      retryStrategy,
+    });
     this.client.on('error', (error) => this.warn('queue connection', error));
-    this.queue = new Queue<RunJob>(QUEUE_NAME, { connection: this.client, prefix: options.prefix, skipWaitingForReady: true });
+    this.queue = new Queue<RunJob>(QUEUE_NAME, {
+      connection: this.client,
+      prefix: options.prefix,
+      skipWaitingForReady: true,
+    });
     this.queue.on('error', (error) => this.warn('queue', error));
   }
 
@@ -72,13 +85,20 @@ export class BullExecutionQueue implements ExecutionQueue {
 
   start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void> {
     // The worker blocks on Redis, so it has its own connection, which BullMQ wants without a retry cap.
-    const connection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (attempt) => Math.min(attempt * 100, 1000) });
+    const connection = new Redis(this.options.redisUrl, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    });
     connection.on('error', (error) => this.warn('worker connection', error));
     this.workerClient = connection;
     this.worker = new Worker<RunJob>(
       QUEUE_NAME,
       (job: Job<RunJob>) =>
-        worker({ executionId: job.data.executionId, redelivered: job.stalledCounter > 0 || job.attemptsStarted > 1, trace: job.data.trace }),
+        worker({
+          executionId: job.data.executionId,
+          redelivered: job.stalledCounter > 0 || job.attemptsStarted > 1,
+          trace: job.data.trace,
+        }),
       {
         connection,
         prefix: this.options.prefix,
@@ -89,7 +109,9 @@ export class BullExecutionQueue implements ExecutionQueue {
       },
     );
     this.worker.on('error', (error) => this.warn('worker', error));
-    this.worker.on('failed', (job, error) => this.logger.error(`execution ${job?.data.executionId ?? '?'} crashed the worker: ${error.message}`));
+    this.worker.on('failed', (job, error) =>
+      this.logger.error(`execution ${job?.data.executionId ?? '?'} crashed the worker: ${error.message}`),
+    );
     return Promise.resolve();
   }
 
@@ -118,7 +140,10 @@ export class BullExecutionQueue implements ExecutionQueue {
   private bounded<T>(promise: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const expiry = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the queue did not answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`the queue did not answer within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
     });
     promise.catch(() => undefined); // it may still settle after the bound
     return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));

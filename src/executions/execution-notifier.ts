@@ -23,13 +23,20 @@ export class ExecutionNotifier {
     private readonly events: McpEvents,
   ) {}
 
-  async changed(execution: { id: string; org_id: string; status: string }, change: { steps?: number; stepsChanged?: boolean } = {}): Promise<void> {
+  async changed(
+    execution: { id: string; org_id: string; status: string },
+    change: { steps?: number; stepsChanged?: boolean } = {},
+  ): Promise<void> {
     const audience = await this.slugOf(execution.org_id).catch(() => undefined);
     // Without the organisation no stream may hear it; polling still shows the change.
     if (audience === undefined) return;
-    const meta = { [STATUS_META]: execution.status, ...(change.steps === undefined ? {} : { [STEPS_META]: change.steps }) };
+    const meta = {
+      [STATUS_META]: execution.status,
+      ...(change.steps === undefined ? {} : { [STEPS_META]: change.steps }),
+    };
     await this.events.resourceUpdated(executionUri(execution.id), { audience, meta });
-    if (change.stepsChanged) await this.events.resourceUpdated(`${executionUri(execution.id)}/steps`, { audience, meta });
+    if (change.stepsChanged)
+      await this.events.resourceUpdated(`${executionUri(execution.id)}/steps`, { audience, meta });
   }
 
   private async slugOf(orgId: string): Promise<string | undefined> {

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HttpException, Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import {
+  HttpException,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type BeforeApplicationShutdown,
+} from '@nestjs/common';
 import { newId } from '../common/ids.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
@@ -82,7 +89,8 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     );
     if (!execution) {
       // Handed out again after its worker died mid-run: fail it explicitly (docs/kadu.md, "Executions").
-      if (redelivered && (await this.sweeper.failLost(executionId))) this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
+      if (redelivered && (await this.sweeper.failLost(executionId)))
+        this.logger.warn(`execution ${executionId}: its worker was lost; failed (worker_lost)`);
       return;
     }
     await this.notifier.changed(execution);
@@ -103,20 +111,32 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       if (error instanceof HandedBack) {
         await this.handBack(execution, error.stepsBefore);
       } else if (error instanceof NoLongerHeld) {
-        this.logger.warn(`execution ${execution.id} was taken over after this worker lost it; its outcome is not written`);
+        this.logger.warn(
+          `execution ${execution.id} was taken over after this worker lost it; its outcome is not written`,
+        );
       } else if (error instanceof Canceled) {
         await this.finish(execution.id, 'canceled', {});
       } else if (error instanceof CostCapReached) {
-        await this.fail(execution.id, 'cost_cap_reached', `The execution reached its cost cap of ${execution.cost_cap} units`);
+        await this.fail(
+          execution.id,
+          'cost_cap_reached',
+          `The execution reached its cost cap of ${execution.cost_cap} units`,
+        );
       } else if (error instanceof AgentError) {
         await this.fail(execution.id, error.code, error.message);
       } else if (error instanceof HttpException && error.getStatus() === 503) {
         // The database, queue or file store went away mid-run. If even this cannot be written, the
         // execution stays `running` and the sweep fails it once the database is back.
         this.logger.warn(`execution ${execution.id} stopped: ${error.message}`);
-        await this.fail(execution.id, 'dependency_unavailable', 'A service the execution needs could not be reached; run the task again');
+        await this.fail(
+          execution.id,
+          'dependency_unavailable',
+          'A service the execution needs could not be reached; run the task again',
+        );
       } else {
-        this.logger.error(`execution ${execution.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.logger.error(
+          `execution ${execution.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
         await this.fail(execution.id, 'internal_error', 'The execution failed unexpectedly');
       }
     }
@@ -132,15 +152,14 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
     const record = async (kind: string, summary: string, _cost: number): Promise<void> => {
       lastSeq++;
       await this.db.transaction(async (tx) => {
-        await tx.query('insert into execution_steps (id, org_id, execution_id, seq, kind, summary) values ($1, $2, $3, $4, $5, $6)', [
-          newId(),
-          execution.org_id,
+        await tx.query(
+          'insert into execution_steps (id, org_id, execution_id, seq, kind, summary) values ($1, $2, $3, $4, $5, $6)',
+          [newId(), execution.org_id, execution.id, lastSeq, kind, summary],
+        );
+        await tx.query('update executions set cost_spent = $2, updated_at = now() where id = $1', [
           execution.id,
-          lastSeq,
-          kind,
-          summary,
+          spent,
         ]);
-        await tx.query('update executions set cost_spent = $2, updated_at = now() where id = $1', [execution.id, spent]);
       });
       await this.notifier.changed(execution, { steps: lastSeq, stepsChanged: true });
     };
@@ -151,7 +170,10 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
       step: async (kind, summary, cost) => {
         if (this.stopping) throw new HandedBack(seq);
         if (this.config.stepDelayMs) await sleep(this.config.stepDelayMs);
-        const [state] = await this.db.query<{ cancel_requested: boolean; status: string }>('select cancel_requested, status from executions where id = $1', [execution.id]);
+        const [state] = await this.db.query<{ cancel_requested: boolean; status: string }>(
+          'select cancel_requested, status from executions where id = $1',
+          [execution.id],
+        );
         if (state?.status !== 'running') throw new NoLongerHeld();
         if (state.cancel_requested) throw new Canceled();
         if (spent + cost > execution.cost_cap) {
@@ -168,13 +190,19 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         );
         if (!file) throw new AgentError('input_file_not_found', `Input file ${fileId} is missing or not ready`);
         try {
-          return { name: file.name, contentType: file.content_type, bytes: await this.store.read(execution.org_id, file.id) };
+          return {
+            name: file.name,
+            contentType: file.content_type,
+            bytes: await this.store.read(execution.org_id, file.id),
+          };
         } catch (error) {
-          if (error instanceof FileGone) throw new AgentError('input_file_unavailable', `The bytes of input file ${fileId} are no longer available`);
+          if (error instanceof FileGone)
+            throw new AgentError('input_file_unavailable', `The bytes of input file ${fileId} are no longer available`);
           throw error;
         }
       },
-      writeFile: async (name, contentType, bytes) => (await this.files.createOutput(execution.org_id, name, contentType, bytes)).id,
+      writeFile: async (name, contentType, bytes) =>
+        (await this.files.createOutput(execution.org_id, name, contentType, bytes)).id,
     };
   }
 
@@ -190,7 +218,8 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
         `update executions set status = 'queued', cost_spent = $2, updated_at = now() where id = $1 and status = 'running' returning *`,
         [execution.id, execution.cost_spent],
       );
-      if (rows.length) await tx.query('delete from execution_steps where execution_id = $1 and seq > $2', [execution.id, stepsBefore]);
+      if (rows.length)
+        await tx.query('delete from execution_steps where execution_id = $1 and seq > $2', [execution.id, stepsBefore]);
       return rows;
     });
     if (!row) return;

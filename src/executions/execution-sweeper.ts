@@ -7,7 +7,8 @@ import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import type { ExecutionRow } from './execution.view.js';
 import { recordExecutionOutcome } from '../telemetry/kadu-metrics.js';
 
-const WORKER_LOST = '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
+const WORKER_LOST =
+  '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
 
 export interface SweepOutcome {
   /** `running` executions no live worker held: failed `worker_lost`. */
@@ -74,12 +75,15 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
 
   private async run(): Promise<SweepOutcome> {
     const outcome: SweepOutcome = { lost: 0, requeued: 0 };
-    const running = await this.db.query<{ id: string }>(`select id from executions where status = 'running' order by id`);
+    const running = await this.db.query<{ id: string }>(
+      `select id from executions where status = 'running' order by id`,
+    );
     // A hold that cannot be checked (queue away) fails the pass: nothing is failed on a guess.
     for (const { id } of running) if (!(await this.queue.isHeld(id)) && (await this.failLost(id))) outcome.lost++;
     const queued = await this.db.query<{ id: string }>(`select id from executions where status = 'queued' order by id`);
     for (const { id } of queued) if (await this.queue.ensureQueued(id)) outcome.requeued++;
-    if (outcome.lost || outcome.requeued) this.logger.warn(`sweep: ${outcome.requeued} queued again, ${outcome.lost} failed (worker lost)`);
+    if (outcome.lost || outcome.requeued)
+      this.logger.warn(`sweep: ${outcome.requeued} queued again, ${outcome.lost} failed (worker lost)`);
     return outcome;
   }
 

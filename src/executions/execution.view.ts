@@ -58,5 +58,12 @@ export interface StepRow {
 }
 
 export function stepView(row: StepRow) {
-  return { id: row.id, execution_id: row.execution_id, seq: row.seq, kind: row.kind, summary: row.summary, created_at: iso(row.created_at) };
+  return {
+    id: row.id,
+    execution_id: row.execution_id,
+    seq: row.seq,
+    kind: row.kind,
+    summary: row.summary,
+    created_at: iso(row.created_at),
+  };
 }

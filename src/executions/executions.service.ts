@@ -22,7 +22,17 @@ import { type ExecutionRow, executionView, type ExecutionView, stepView } from '
 /** The execution's resource, linked from the results of kadu_tasks_run and kadu_executions_get. */
 function executionLink(value: unknown): McpContent[] {
   const id = (value as { data?: { id?: string } }).data?.id;
-  return id ? [{ type: 'resource_link', uri: `kobana://kadu/executions/${id}`, name: 'execution', title: `Execution ${id}`, mimeType: 'application/json' }] : [];
+  return id
+    ? [
+        {
+          type: 'resource_link',
+          uri: `kobana://kadu/executions/${id}`,
+          name: 'execution',
+          title: `Execution ${id}`,
+          mimeType: 'application/json',
+        },
+      ]
+    : [];
 }
 
 /** Executions: queued at once, run in the background, followed with kadu_executions_get. */
@@ -69,7 +79,15 @@ export class ExecutionsService {
         const [created] = await tx.query<ExecutionRow>(
           `insert into executions (id, org_id, task_id, status, input, input_file_ids, output_file_ids, cost_cap, requested_by)
            values ($1, $2, $3, 'queued', $4::jsonb, $5::jsonb, '[]'::jsonb, $6, $7) returning *`,
-          [newId(), ctx.orgId, task.id, JSON.stringify(dto.input ?? {}), JSON.stringify(fileIds), task.cost_cap, ctx.memberId],
+          [
+            newId(),
+            ctx.orgId,
+            task.id,
+            JSON.stringify(dto.input ?? {}),
+            JSON.stringify(fileIds),
+            task.cost_cap,
+            ctx.memberId,
+          ],
         );
         return created!;
       });
@@ -98,7 +116,10 @@ export class ExecutionsService {
     annotations: hints('read', true),
     ...PERMISSIONS.executionsRead,
   })
-  async list(@McpCaller() principal: KaduPrincipal, @McpInput() query: ListExecutionsQueryDto): Promise<ListEnvelope<ExecutionView>> {
+  async list(
+    @McpCaller() principal: KaduPrincipal,
+    @McpInput() query: ListExecutionsQueryDto,
+  ): Promise<ListEnvelope<ExecutionView>> {
     const ctx = await this.orgs.of(principal);
     const limit = limitOf(query);
     const filters = { status: query.status, task_id: query.task_id };
@@ -131,7 +152,10 @@ export class ExecutionsService {
     ...PERMISSIONS.executionsRead,
     resourceLinks: executionLink,
   })
-  async get(@McpCaller() principal: KaduPrincipal, @McpArg('execution_id', idArg('execution')) executionId: string): Promise<Envelope<ExecutionView>> {
+  async get(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('execution_id', idArg('execution')) executionId: string,
+  ): Promise<Envelope<ExecutionView>> {
     const ctx = await this.orgs.of(principal);
     return { data: executionView(await this.load(this.db, ctx.orgId, executionId)) };
   }
@@ -172,7 +196,8 @@ export class ExecutionsService {
   @McpTool({
     name: 'kadu_executions_continue',
     title: 'Answer an execution',
-    description: 'Answers the question of an execution that awaits input; it is queued again. Only when status is awaiting_input.',
+    description:
+      'Answers the question of an execution that awaits input; it is queued again. Only when status is awaiting_input.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.executionsWrite,
     preflight: 'checkContinue',
@@ -242,7 +267,12 @@ export class ExecutionsService {
   private async awaitingInput(q: Queryable, orgId: string, executionId: string): Promise<ExecutionRow> {
     const execution = await this.load(q, orgId, executionId);
     if (execution.status !== 'awaiting_input') {
-      throw new ApiError(409, 'invalid_state', 'Invalid state', `The execution is ${execution.status}; only awaiting_input executions can be continued`);
+      throw new ApiError(
+        409,
+        'invalid_state',
+        'Invalid state',
+        `The execution is ${execution.status}; only awaiting_input executions can be continued`,
+      );
     }
     return execution;
   }
@@ -266,7 +296,12 @@ export class ExecutionsService {
       throw queueUnavailable();
     }
     if (depth >= this.config.queueMaxDepth) {
-      throw new ApiError(503, 'queue_saturated', 'Service unavailable', 'Too many executions are waiting to run; retry shortly').withHeader('Retry-After', '10');
+      throw new ApiError(
+        503,
+        'queue_saturated',
+        'Service unavailable',
+        'Too many executions are waiting to run; retry shortly',
+      ).withHeader('Retry-After', '10');
     }
   }
 
@@ -283,7 +318,13 @@ export class ExecutionsService {
       if (isNewRun) {
         const failed = await this.db.query(
           `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb where id = $1 and status = 'queued' returning id`,
-          [executionId, JSON.stringify({ code: 'queue_unavailable', message: 'The execution queue could not be reached; run the task again' })],
+          [
+            executionId,
+            JSON.stringify({
+              code: 'queue_unavailable',
+              message: 'The execution queue could not be reached; run the task again',
+            }),
+          ],
         );
         // Another replica's sweep queued it meanwhile and a worker took it: it runs, so the run stands.
         if (!failed.length) return;
@@ -296,15 +337,30 @@ export class ExecutionsService {
     const { roles, member_ids: memberIds } = task.launch_policy;
     if (!roles.length && !memberIds.length) return;
     if (roles.includes(ctx.principal.role) || memberIds.includes(ctx.memberId)) return;
-    throw new ApiError(403, 'launch_not_allowed', 'Launch not allowed', "The task's launch policy does not include you");
+    throw new ApiError(
+      403,
+      'launch_not_allowed',
+      'Launch not allowed',
+      "The task's launch policy does not include you",
+    );
   }
 
   private async checkInputFile(tx: Queryable, orgId: string, fileId: string): Promise<void> {
     const [file] = isId(fileId)
-      ? await tx.query<{ status: string }>('select status from files where id = $1 and org_id = $2 and deleted_at is null', [fileId, orgId])
+      ? await tx.query<{ status: string }>(
+          'select status from files where id = $1 and org_id = $2 and deleted_at is null',
+          [fileId, orgId],
+        )
       : [];
     if (!file) throw new ApiError(404, 'not_found', 'Not found', `No such file: ${fileId}`, 'input_file_ids');
-    if (file.status !== 'ready') throw new ApiError(422, 'file_not_ready', 'File not ready', `File ${fileId} is ${file.status}; confirm it first`, 'input_file_ids');
+    if (file.status !== 'ready')
+      throw new ApiError(
+        422,
+        'file_not_ready',
+        'File not ready',
+        `File ${fileId} is ${file.status}; confirm it first`,
+        'input_file_ids',
+      );
   }
 
   /** Plan budget (this month's spend plus what this run may spend) and concurrent executions. */
@@ -317,14 +373,29 @@ export class ExecutionsService {
       [ctx.orgId],
     );
     if (usage!.spent + mayCost > ctx.plan.monthly_budget) {
-      throw new ApiError(402, 'plan_limit_exceeded', 'Plan limit exceeded', `This month's budget is ${ctx.plan.monthly_budget} units; ${usage!.spent} are spent and this run may cost ${mayCost}`);
+      throw new ApiError(
+        402,
+        'plan_limit_exceeded',
+        'Plan limit exceeded',
+        `This month's budget is ${ctx.plan.monthly_budget} units; ${usage!.spent} are spent and this run may cost ${mayCost}`,
+      );
     }
     if (usage!.active >= ctx.plan.max_concurrent_executions) {
-      throw new ApiError(429, 'concurrency_limit', 'Concurrency limit', `At most ${ctx.plan.max_concurrent_executions} executions may be queued or running at once; retry in a few seconds`).withHeader('Retry-After', '5');
+      throw new ApiError(
+        429,
+        'concurrency_limit',
+        'Concurrency limit',
+        `At most ${ctx.plan.max_concurrent_executions} executions may be queued or running at once; retry in a few seconds`,
+      ).withHeader('Retry-After', '5');
     }
   }
 }
 
 function queueUnavailable(): ApiError {
-  return new ApiError(503, 'service_unavailable', 'Service unavailable', 'The execution queue cannot be reached; retry shortly').withHeader('Retry-After', '5');
+  return new ApiError(
+    503,
+    'service_unavailable',
+    'Service unavailable',
+    'The execution queue cannot be reached; retry shortly',
+  ).withHeader('Retry-After', '5');
 }

@@ -53,5 +53,10 @@ export function fileGoneError(): ApiError {
 }
 
 export function storageUnavailable(): ApiError {
-  return new ApiError(503, 'storage_unavailable', 'Service unavailable', 'The file store cannot be reached; retry shortly').withHeader('Retry-After', '5');
+  return new ApiError(
+    503,
+    'storage_unavailable',
+    'Service unavailable',
+    'The file store cannot be reached; retry shortly',
+  ).withHeader('Retry-After', '5');
 }

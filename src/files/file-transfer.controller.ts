@@ -1,5 +1,17 @@
 import { pipeline } from 'node:stream/promises';
-import { applyDecorators, Controller, Get, HttpCode, Inject, Logger, Param, Put, Query, Req, Res } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Logger,
+  Param,
+  Put,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
@@ -19,9 +31,22 @@ const SignedUrl = (summary: string, action: string): MethodDecorator =>
       description: `The ${action} URL that file creation answers, as given (never build it yourself): the signature in its query is the credential, for one file, one action and a short time. Only in the embedded topology; with an object store the URLs point at the bucket and this route answers 404.`,
     }),
     ApiQuery({ name: 'org', required: true, description: 'Part of the signed URL', schema: { type: 'string' } }),
-    ApiQuery({ name: 'expires', required: true, description: 'Part of the signed URL: when it expires (Unix seconds)', schema: { type: 'string', pattern: '^[0-9]{1,12}$' } }),
-    ApiQuery({ name: 'sig', required: true, description: 'Part of the signed URL: its signature', schema: { type: 'string' } }),
-    ApiResponse({ status: 403, description: '`invalid_signature`: the URL was altered; `url_expired`: ask for a new one' }),
+    ApiQuery({
+      name: 'expires',
+      required: true,
+      description: 'Part of the signed URL: when it expires (Unix seconds)',
+      schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+    }),
+    ApiQuery({
+      name: 'sig',
+      required: true,
+      description: 'Part of the signed URL: its signature',
+      schema: { type: 'string' },
+    }),
+    ApiResponse({
+      status: 403,
+      description: '`invalid_signature`: the URL was altered; `url_expired`: ask for a new one',
+    }),
   );
 
 /**
@@ -50,7 +75,10 @@ export class FileTransferController {
   @HttpCode(204)
   @SignedUrl('Upload the bytes of a file', 'upload')
   @ApiConsumes('application/octet-stream')
-  @ApiBody({ description: 'Exactly the bytes declared at creation (size and sha256); any content type', schema: { type: 'string', format: 'binary' } })
+  @ApiBody({
+    description: 'Exactly the bytes declared at creation (size and sha256); any content type',
+    schema: { type: 'string', format: 'binary' },
+  })
   @ApiResponse({ status: 204, description: 'Stored; confirm the file next' })
   @ApiResponse({ status: 400, description: '`upload_failed`: the upload was interrupted; retry with the same URL' })
   @ApiResponse({ status: 404, description: '`not_found`: no such file (or an object store holds the files)' })
@@ -68,9 +96,17 @@ export class FileTransferController {
       [id, orgId],
     );
     if (!claimed) {
-      const [file] = await this.db.query<FileRow>('select * from files where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+      const [file] = await this.db.query<FileRow>(
+        'select * from files where id = $1 and org_id = $2 and deleted_at is null',
+        [id, orgId],
+      );
       if (!file) throw ApiError.notFound('file');
-      throw new ApiError(409, 'upload_url_used', 'Upload URL already used', 'This upload URL was already used; create a new file');
+      throw new ApiError(
+        409,
+        'upload_url_used',
+        'Upload URL already used',
+        'This upload URL was already used; create a new file',
+      );
     }
     try {
       await storage.writeStream(orgId, id, req, this.config.maxFileBytes);
@@ -84,10 +120,17 @@ export class FileTransferController {
   @Get('downloads/:id')
   @SignedUrl('Download the bytes of a file', 'download')
   @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'The file\'s bytes, with its content type and an attachment Content-Disposition', schema: { type: 'string', format: 'binary' } })
+  @ApiOkResponse({
+    description: "The file's bytes, with its content type and an attachment Content-Disposition",
+    schema: { type: 'string', format: 'binary' },
+  })
   @ApiResponse({ status: 404, description: '`not_found`: no such ready file (or an object store holds the files)' })
-  @ApiResponse({ status: 410, description: '`file_gone`: the file\'s bytes are no longer available; upload it again' })
-  async download(@Param('id') id: string, @Query() query: Record<string, unknown>, @Res() res: Response): Promise<void> {
+  @ApiResponse({ status: 410, description: "`file_gone`: the file's bytes are no longer available; upload it again" })
+  async download(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Res() res: Response,
+  ): Promise<void> {
     const storage = this.local;
     const orgId = this.verify('download', id, query);
     const [file] = await this.db.query<FileRow>(
@@ -115,7 +158,8 @@ export class FileTransferController {
       await pipeline(opened.stream, res);
     } catch (error) {
       // Headers are sent: the only honest answer left is to cut the response short.
-      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') this.logger.warn(`download of file ${id} stopped: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE')
+        this.logger.warn(`download of file ${id} stopped: ${(error as Error).message}`);
       res.destroy();
     }
   }
@@ -123,8 +167,10 @@ export class FileTransferController {
   private verify(purpose: SignedPurpose, id: string, query: Record<string, unknown>): string {
     if (!isId(id)) throw new ApiError(403, 'invalid_signature', 'Invalid signature', 'The URL is not valid');
     const verdict = this.signer.verify(purpose, id, query);
-    if (verdict === 'expired') throw new ApiError(403, 'url_expired', 'URL expired', 'The URL has expired; ask for a new one');
-    if (verdict === 'invalid' || !isId(verdict.orgId)) throw new ApiError(403, 'invalid_signature', 'Invalid signature', 'The URL is not valid');
+    if (verdict === 'expired')
+      throw new ApiError(403, 'url_expired', 'URL expired', 'The URL has expired; ask for a new one');
+    if (verdict === 'invalid' || !isId(verdict.orgId))
+      throw new ApiError(403, 'invalid_signature', 'Invalid signature', 'The URL is not valid');
     return verdict.orgId;
   }
 }

@@ -43,7 +43,13 @@ export class FilesService {
   ): Promise<Envelope<{ file: FileView; upload_url: string; upload_expires_at: string }>> {
     const ctx = await this.orgs.of(principal);
     if (dto.size > this.config.maxFileBytes) {
-      throw new ApiError(422, 'file_too_large', 'File too large', `Files are limited to ${this.config.maxFileBytes} bytes`, 'size');
+      throw new ApiError(
+        422,
+        'file_too_large',
+        'File too large',
+        `Files are limited to ${this.config.maxFileBytes} bytes`,
+        'size',
+      );
     }
     return this.idempotency.run(ctx.orgId, idempotencyKey, 'files.create', dto, 201, async () => {
       const [row] = await this.db.query<FileRow>(
@@ -65,7 +71,8 @@ export class FilesService {
   @McpTool({
     name: 'kadu_files_confirm',
     title: 'Confirm an upload',
-    description: 'Checks the uploaded bytes against the declared size and sha256; the file becomes ready, or rejected on a mismatch.',
+    description:
+      'Checks the uploaded bytes against the declared size and sha256; the file becomes ready, or rejected on a mismatch.',
     annotations: hints('write', true),
     ...PERMISSIONS.filesWrite,
   })
@@ -78,7 +85,8 @@ export class FilesService {
     return this.idempotency.run(ctx.orgId, idempotencyKey, `files.confirm:${fileId}`, {}, 200, async () => {
       const file = await this.load(ctx.orgId, fileId);
       if (file.status === 'ready') return { data: fileView(file) };
-      if (file.status === 'rejected') throw new ApiError(409, 'invalid_state', 'Invalid state', 'This file was rejected; create a new one');
+      if (file.status === 'rejected')
+        throw new ApiError(409, 'invalid_state', 'Invalid state', 'This file was rejected; create a new one');
       const uploaded = await this.store.measureUpload(ctx.orgId, file.id);
       if (!uploaded) throw uploadMissing();
       const matches = uploaded.size === Number(file.size) && uploaded.sha256 === file.sha256;
@@ -94,7 +102,12 @@ export class FilesService {
         [file.id, ctx.orgId, matches ? 'ready' : 'rejected'],
       );
       if (!matches) {
-        throw new ApiError(422, 'file_mismatch', 'File mismatch', `Uploaded ${uploaded.size} bytes with sha256 ${uploaded.sha256}; declared ${file.size} bytes with sha256 ${file.sha256}`);
+        throw new ApiError(
+          422,
+          'file_mismatch',
+          'File mismatch',
+          `Uploaded ${uploaded.size} bytes with sha256 ${uploaded.sha256}; declared ${file.size} bytes with sha256 ${file.sha256}`,
+        );
       }
       return { data: fileView(row!) };
     });
@@ -107,7 +120,10 @@ export class FilesService {
     annotations: hints('read', true),
     ...PERMISSIONS.filesRead,
   })
-  async list(@McpCaller() principal: KaduPrincipal, @McpInput() query: ListFilesQueryDto): Promise<ListEnvelope<FileView>> {
+  async list(
+    @McpCaller() principal: KaduPrincipal,
+    @McpInput() query: ListFilesQueryDto,
+  ): Promise<ListEnvelope<FileView>> {
     const ctx = await this.orgs.of(principal);
     const limit = limitOf(query);
     const filters = { status: query.status, purpose: query.purpose };
@@ -130,8 +146,17 @@ export class FilesService {
     bind: { id: 'file_id' },
     ...PERMISSIONS.filesRead,
   })
-  @McpTool({ name: 'kadu_files_get', title: 'Get a file', description: 'Gets a file\'s metadata (never its bytes).', annotations: hints('read', true), ...PERMISSIONS.filesRead })
-  async get(@McpCaller() principal: KaduPrincipal, @McpArg('file_id', idArg('file')) fileId: string): Promise<Envelope<FileView>> {
+  @McpTool({
+    name: 'kadu_files_get',
+    title: 'Get a file',
+    description: "Gets a file's metadata (never its bytes).",
+    annotations: hints('read', true),
+    ...PERMISSIONS.filesRead,
+  })
+  async get(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('file_id', idArg('file')) fileId: string,
+  ): Promise<Envelope<FileView>> {
     const ctx = await this.orgs.of(principal);
     return { data: fileView(await this.load(ctx.orgId, fileId)) };
   }
@@ -139,14 +164,19 @@ export class FilesService {
   @McpTool({
     name: 'kadu_files_download',
     title: 'Get a download URL',
-    description: 'Returns a short-lived URL to download a ready file. The bytes never pass through this tool. A file whose bytes are gone answers file_gone.',
+    description:
+      'Returns a short-lived URL to download a ready file. The bytes never pass through this tool. A file whose bytes are gone answers file_gone.',
     annotations: hints('read', true),
     ...PERMISSIONS.filesRead,
   })
-  async downloadUrl(@McpCaller() principal: KaduPrincipal, @McpArg('file_id', idArg('file')) fileId: string): Promise<Envelope<{ url: string; expires_at: string }>> {
+  async downloadUrl(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('file_id', idArg('file')) fileId: string,
+  ): Promise<Envelope<{ url: string; expires_at: string }>> {
     const ctx = await this.orgs.of(principal);
     const file = await this.load(ctx.orgId, fileId);
-    if (file.status !== 'ready') throw new ApiError(409, 'invalid_state', 'Invalid state', 'Only ready files can be downloaded');
+    if (file.status !== 'ready')
+      throw new ApiError(409, 'invalid_state', 'Invalid state', 'Only ready files can be downloaded');
     const expires = new Date(Date.now() + this.config.downloadUrlTtlSeconds * 1000);
     let url: string;
     try {
@@ -157,8 +187,18 @@ export class FilesService {
     return { data: { url, expires_at: expires.toISOString() } };
   }
 
-  @McpTool({ name: 'kadu_files_delete', title: 'Delete a file', description: 'Deletes a file: it can no longer be used as an execution input or downloaded.', annotations: hints('destructive', true), ...PERMISSIONS.filesWrite, preflight: 'get' })
-  async remove(@McpCaller() principal: KaduPrincipal, @McpArg('file_id', idArg('file')) fileId: string): Promise<Envelope<FileView>> {
+  @McpTool({
+    name: 'kadu_files_delete',
+    title: 'Delete a file',
+    description: 'Deletes a file: it can no longer be used as an execution input or downloaded.',
+    annotations: hints('destructive', true),
+    ...PERMISSIONS.filesWrite,
+    preflight: 'get',
+  })
+  async remove(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('file_id', idArg('file')) fileId: string,
+  ): Promise<Envelope<FileView>> {
     const ctx = await this.orgs.of(principal);
     const id = assertId(fileId, 'file');
     const [row] = await this.db.query<FileRow>(
@@ -172,7 +212,10 @@ export class FilesService {
   /** A live file of the org, or 404. */
   async load(orgId: string, fileId: string): Promise<FileRow> {
     const id = assertId(fileId, 'file');
-    const [row] = await this.db.query<FileRow>('select * from files where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+    const [row] = await this.db.query<FileRow>(
+      'select * from files where id = $1 and org_id = $2 and deleted_at is null',
+      [id, orgId],
+    );
     if (!row) throw ApiError.notFound('file');
     return row;
   }

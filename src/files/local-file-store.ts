@@ -9,7 +9,8 @@ import { assertId } from '../common/ids.js';
 import { FileGone, type FileStore, FileTooLargeError, type Measured, type StoredFile } from './file-store.js';
 import type { UrlSigner } from './url-signer.js';
 
-const missing = (error: unknown): boolean => ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+const missing = (error: unknown): boolean =>
+  ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
 
 /**
  * The embedded topology's store: one file per object under the data folder, named by ids only,
@@ -31,7 +32,9 @@ export class LocalFileStore implements FileStore {
   }
 
   uploadUrl(file: StoredFile, expiresAt: Date): Promise<string> {
-    return Promise.resolve(`${this.config.publicBaseUrl}/api/v1/uploads/${file.id}?${this.signer.sign('upload', file.orgId, file.id, expiresAt)}`);
+    return Promise.resolve(
+      `${this.config.publicBaseUrl}/api/v1/uploads/${file.id}?${this.signer.sign('upload', file.orgId, file.id, expiresAt)}`,
+    );
   }
 
   async downloadUrl(file: StoredFile, expiresAt: Date): Promise<string> {

@@ -74,11 +74,19 @@ export class S3FileStore implements FileStore {
       ContentType: file.contentType,
       ContentLength: file.size,
     });
-    return getSignedUrl(this.presigner, command, { expiresIn: secondsUntil(expiresAt), signableHeaders: new Set(['content-type', 'content-length']) });
+    return getSignedUrl(this.presigner, command, {
+      expiresIn: secondsUntil(expiresAt),
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
   }
 
   async downloadUrl(file: StoredFile, expiresAt: Date): Promise<string> {
-    await this.call(file.id, (abortSignal) => this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.key('files', file.orgId, file.id) }), { abortSignal }));
+    await this.call(file.id, (abortSignal) =>
+      this.client.send(
+        new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.key('files', file.orgId, file.id) }),
+        { abortSignal },
+      ),
+    );
     const command = new GetObjectCommand({
       Bucket: this.config.bucket,
       Key: this.key('files', file.orgId, file.id),
@@ -112,10 +120,19 @@ export class S3FileStore implements FileStore {
     const source = this.key('uploads', orgId, fileId);
     const target = this.key('files', orgId, fileId);
     await this.call(fileId, (abortSignal) =>
-      this.client.send(new CopyObjectCommand({ Bucket: this.config.bucket, Key: target, CopySource: `${this.config.bucket}/${source}` }), { abortSignal }),
+      this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.config.bucket,
+          Key: target,
+          CopySource: `${this.config.bucket}/${source}`,
+        }),
+        { abortSignal },
+      ),
     );
     // The upload object is no longer needed; if this fails it is only garbage (a lifecycle rule on uploads/ clears it).
-    await this.call(fileId, (abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: source }), { abortSignal })).catch(() => undefined);
+    await this.call(fileId, (abortSignal) =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: source }), { abortSignal }),
+    ).catch(() => undefined);
   }
 
   async read(orgId: string, fileId: string): Promise<Buffer> {
@@ -130,13 +147,20 @@ export class S3FileStore implements FileStore {
   }
 
   async write(orgId: string, fileId: string, contentType: string, bytes: Buffer): Promise<void> {
-    const command = new PutObjectCommand({ Bucket: this.config.bucket, Key: this.key('files', orgId, fileId), ContentType: contentType, Body: bytes });
+    const command = new PutObjectCommand({
+      Bucket: this.config.bucket,
+      Key: this.key('files', orgId, fileId),
+      ContentType: contentType,
+      Body: bytes,
+    });
     await this.call(fileId, (abortSignal) => this.client.send(command, { abortSignal }));
   }
 
   /** An object's body as a stream; the first byte is awaited within the bound, then the socket-idle bound applies. */
   private async body(key: string, fileId: string): Promise<Readable> {
-    const out = await this.call(fileId, (abortSignal) => this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }), { abortSignal }));
+    const out = await this.call(fileId, (abortSignal) =>
+      this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: key }), { abortSignal }),
+    );
     if (!(out.Body instanceof Readable)) throw storageUnavailable();
     return out.Body;
   }
@@ -147,7 +171,10 @@ export class S3FileStore implements FileStore {
    */
   private async call<T>(fileId: string, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    const timer = setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)),
+      this.timeoutMs,
+    );
     try {
       return await send(controller.signal);
     } catch (error) {

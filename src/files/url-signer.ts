@@ -14,9 +14,19 @@ export class UrlSigner {
     return `org=${orgId}&expires=${expires}&sig=${this.mac(purpose, orgId, fileId, expires)}`;
   }
 
-  verify(purpose: SignedPurpose, fileId: string, query: Record<string, unknown>): { orgId: string } | 'expired' | 'invalid' {
+  verify(
+    purpose: SignedPurpose,
+    fileId: string,
+    query: Record<string, unknown>,
+  ): { orgId: string } | 'expired' | 'invalid' {
     const { org, expires, sig } = query;
-    if (typeof org !== 'string' || typeof expires !== 'string' || typeof sig !== 'string' || !/^\d{1,12}$/.test(expires)) return 'invalid';
+    if (
+      typeof org !== 'string' ||
+      typeof expires !== 'string' ||
+      typeof sig !== 'string' ||
+      !/^\d{1,12}$/.test(expires)
+    )
+      return 'invalid';
     const expected = Buffer.from(this.mac(purpose, org, fileId, Number(expires)), 'base64url');
     const given = Buffer.from(sig, 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'invalid';
@@ -25,6 +35,8 @@ export class UrlSigner {
   }
 
   private mac(purpose: SignedPurpose, orgId: string, fileId: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`kadu-file\0${purpose}\0${orgId}\0${fileId}\0${expires}`).digest('base64url');
+    return createHmac('sha256', this.key)
+      .update(`kadu-file\0${purpose}\0${orgId}\0${fileId}\0${expires}`)
+      .digest('base64url');
   }
 }

@@ -28,11 +28,17 @@ export class HealthController {
 
   @Get('ready')
   async ready(@Res() res: Response): Promise<void> {
-    const check = async (ping: () => Promise<void>) => within(ping(), this.config.dependencyTimeoutMs).then(() => 'up' as const, () => 'down' as const);
+    const check = async (ping: () => Promise<void>) =>
+      within(ping(), this.config.dependencyTimeoutMs).then(
+        () => 'up' as const,
+        () => 'down' as const,
+      );
     const [database, stateStore] = await Promise.all([check(() => this.db.ping()), check(() => this.store.ping())]);
     const ok = database === 'up' && stateStore === 'up';
     res.setHeader('Cache-Control', 'no-store');
     if (!ok) res.setHeader('Retry-After', '5');
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'unavailable', checks: { database, state_store: stateStore } });
+    res
+      .status(ok ? 200 : 503)
+      .json({ status: ok ? 'ok' : 'unavailable', checks: { database, state_store: stateStore } });
   }
 }

@@ -27,9 +27,15 @@ export function installGracefulShutdown(parts: ShutdownParts): void {
     if (stopping) return;
     stopping = true;
     const began = Date.now();
-    parts.logger.info({ event: 'shutdown.start', signal, timeout_ms: parts.timeoutMs }, `${signal}: stopping (at most ${parts.timeoutMs} ms)`);
+    parts.logger.info(
+      { event: 'shutdown.start', signal, timeout_ms: parts.timeoutMs },
+      `${signal}: stopping (at most ${parts.timeoutMs} ms)`,
+    );
     setTimeout(() => {
-      parts.logger.error({ event: 'shutdown.timeout', timeout_ms: parts.timeoutMs }, `stop did not finish within ${parts.timeoutMs} ms: exiting anyway`);
+      parts.logger.error(
+        { event: 'shutdown.timeout', timeout_ms: parts.timeoutMs },
+        `stop did not finish within ${parts.timeoutMs} ms: exiting anyway`,
+      );
       exit(1);
     }, parts.timeoutMs).unref();
     void Promise.resolve()
@@ -39,11 +45,17 @@ export function installGracefulShutdown(parts: ShutdownParts): void {
       .then(() => parts.after?.())
       .then(
         () => {
-          parts.logger.info({ event: 'shutdown.done', duration_ms: Date.now() - began }, `stopped in ${Date.now() - began} ms`);
+          parts.logger.info(
+            { event: 'shutdown.done', duration_ms: Date.now() - began },
+            `stopped in ${Date.now() - began} ms`,
+          );
           exit(0);
         },
         (error: unknown) => {
-          parts.logger.error({ event: 'shutdown.failed', err: error }, `stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          parts.logger.error(
+            { event: 'shutdown.failed', err: error },
+            `stop failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
           exit(1);
         },
       );

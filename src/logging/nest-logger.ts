@@ -16,7 +16,12 @@ export class PinoNestLogger implements LoggerService {
   error(message: unknown, ...rest: unknown[]): void {
     // Nest passes (message, stack, context) for errors.
     const [stack, ...others] = rest;
-    this.write('error', message, typeof stack === 'string' && stack.includes('\n') ? others : rest, typeof stack === 'string' && stack.includes('\n') ? stack : undefined);
+    this.write(
+      'error',
+      message,
+      typeof stack === 'string' && stack.includes('\n') ? others : rest,
+      typeof stack === 'string' && stack.includes('\n') ? stack : undefined,
+    );
   }
 
   warn(message: unknown, ...rest: unknown[]): void {
@@ -35,7 +40,12 @@ export class PinoNestLogger implements LoggerService {
     this.write('fatal', message, rest);
   }
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, rest: unknown[], stack?: string): void {
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    rest: unknown[],
+    stack?: string,
+  ): void {
     const last = rest.at(-1);
     const context = typeof last === 'string' ? last : undefined;
     const fields: Record<string, unknown> = { ...(context ? { context } : {}), ...(stack ? { stack } : {}) };

@@ -22,7 +22,10 @@ export function createRootLogger(settings: LoggerSettings, destination?: NodeJS.
       return context ? { trace_id: context.traceId, span_id: context.spanId } : {};
     },
     // Nothing in a log line should ever be a credential, whatever a caller passes.
-    redact: { paths: ['authorization', 'token', 'secret', '*.authorization', '*.token', '*.secret', 'headers'], censor: '[redacted]' },
+    redact: {
+      paths: ['authorization', 'token', 'secret', '*.authorization', '*.token', '*.secret', 'headers'],
+      censor: '[redacted]',
+    },
   };
   if (settings.format === 'json') return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
   return pino(

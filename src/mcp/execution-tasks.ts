@@ -106,7 +106,10 @@ export class ExecutionTasks implements McpTaskSource {
     const merged = { ...answers, decisions };
     const outstanding = this.choices(row).filter((c) => decisions[String(c.bank_line)] === undefined);
     if (this.choices(row).length && outstanding.length === 0) return this.continue(caller, row, merged);
-    await this.db.query(`update executions set answers = $2::jsonb, updated_at = now() where id = $1 and status = 'awaiting_input'`, [row.id, JSON.stringify(merged)]);
+    await this.db.query(
+      `update executions set answers = $2::jsonb, updated_at = now() where id = $1 and status = 'awaiting_input'`,
+      [row.id, JSON.stringify(merged)],
+    );
     this.changed(ref, caller);
   }
 
@@ -132,7 +135,12 @@ export class ExecutionTasks implements McpTaskSource {
 
   /** Hook for task status notifications (a subscriptions/listen stream, when there is one). */
   private changed(ref: McpTaskRef, caller: McpTaskCaller): void {
-    this.moduleRef.get(McpTaskEvents, { strict: false }).changed({ ref, ...(caller.principal ? { principalKey: `${(caller.principal as KaduPrincipal).org}:${caller.principal.subject}` } : {}) });
+    this.moduleRef.get(McpTaskEvents, { strict: false }).changed({
+      ref,
+      ...(caller.principal
+        ? { principalKey: `${(caller.principal as KaduPrincipal).org}:${caller.principal.subject}` }
+        : {}),
+    });
   }
 
   private async load(ref: McpTaskRef, caller: McpTaskCaller): Promise<TaskRow | undefined> {
@@ -165,7 +173,12 @@ export class ExecutionTasks implements McpTaskSource {
       case 'running':
         return { ...base, status: 'working', pollIntervalMs: POLL_MS[row.kind] ?? 1000 };
       case 'awaiting_input':
-        return { ...base, status: 'input_required', pollIntervalMs: POLL_WAITING_MS, inputRequests: Object.fromEntries(this.asks(row).map((a) => [a.key, a.request])) };
+        return {
+          ...base,
+          status: 'input_required',
+          pollIntervalMs: POLL_WAITING_MS,
+          inputRequests: Object.fromEntries(this.asks(row).map((a) => [a.key, a.request])),
+        };
       case 'canceled':
         return { ...base, status: 'cancelled' };
       default:
@@ -178,8 +191,19 @@ export class ExecutionTasks implements McpTaskSource {
   private result(row: TaskRow): Record<string, unknown> {
     const content: McpContent[] = [
       { type: 'text', text: JSON.stringify({ data: executionView(row) }) },
-      { type: 'resource_link', uri: `kobana://kadu/executions/${row.id}`, name: 'execution', title: `Execution ${row.id}`, mimeType: 'application/json' },
-      ...row.output_file_ids.map((id): McpContent => ({ type: 'resource_link', uri: `kobana://kadu/files/${id}`, name: 'output_file', title: `Output file ${id}` })),
+      {
+        type: 'resource_link',
+        uri: `kobana://kadu/executions/${row.id}`,
+        name: 'execution',
+        title: `Execution ${row.id}`,
+        mimeType: 'application/json',
+      },
+      ...row.output_file_ids.map((id): McpContent => ({
+        type: 'resource_link',
+        uri: `kobana://kadu/files/${id}`,
+        name: 'output_file',
+        title: `Output file ${id}`,
+      })),
     ];
     return { content, ...(row.status === 'failed' ? { isError: true } : {}) };
   }
@@ -207,7 +231,13 @@ export class ExecutionTasks implements McpTaskSource {
   private choices(row: TaskRow): Choice[] {
     const choices = (row.question as { choices?: unknown } | null)?.choices;
     if (!Array.isArray(choices)) return [];
-    return choices.filter((c): c is Choice => typeof c === 'object' && c !== null && Number.isInteger((c as Choice).bank_line) && Array.isArray((c as Choice).candidates));
+    return choices.filter(
+      (c): c is Choice =>
+        typeof c === 'object' &&
+        c !== null &&
+        Number.isInteger((c as Choice).bank_line) &&
+        Array.isArray((c as Choice).candidates),
+    );
   }
 
   /**
@@ -221,24 +251,55 @@ export class ExecutionTasks implements McpTaskSource {
       return open.map((c) => {
         const schema = {
           type: 'object',
-          properties: { ledger_id: { type: 'string', title: 'Ledger entry', enum: [...c.candidates, NONE], description: `"${NONE}" leaves the line unmatched` } },
+          properties: {
+            ledger_id: {
+              type: 'string',
+              title: 'Ledger entry',
+              enum: [...c.candidates, NONE],
+              description: `"${NONE}" leaves the line unmatched`,
+            },
+          },
           required: ['ledger_id'],
         };
         const line = [c.date, c.description, c.amount].filter((v) => v !== undefined && v !== '').join(', ');
         const message = `Bank line ${c.bank_line}${line ? ` (${line})` : ''} matches several ledger entries: ${c.candidates.join(', ')}. Which one is it?`;
-        return { key: `r${row.rounds}-line-${c.bank_line}`, request: InputRequests.form(message, schema), schema, line: c.bank_line };
+        return {
+          key: `r${row.rounds}-line-${c.bank_line}`,
+          request: InputRequests.form(message, schema),
+          schema,
+          line: c.bank_line,
+        };
       });
     }
     const question = row.question as { text?: string; answer_format?: string } | null;
-    const schema = { type: 'object', properties: { answers: { type: 'string', title: 'Answer', description: `A JSON object${question?.answer_format ? `: ${question.answer_format}` : ''}` } }, required: ['answers'] };
-    return [{ key: `r${row.rounds}-answers`, request: InputRequests.form(question?.text ?? 'The execution needs an answer.', schema), schema }];
+    const schema = {
+      type: 'object',
+      properties: {
+        answers: {
+          type: 'string',
+          title: 'Answer',
+          description: `A JSON object${question?.answer_format ? `: ${question.answer_format}` : ''}`,
+        },
+      },
+      required: ['answers'],
+    };
+    return [
+      {
+        key: `r${row.rounds}-answers`,
+        request: InputRequests.form(question?.text ?? 'The execution needs an answer.', schema),
+        schema,
+      },
+    ];
   }
 }
 
 function decisionsOf(row: ExecutionRow): Record<string, string> {
   const decisions = (row.answers as { decisions?: unknown } | null)?.decisions;
   if (!decisions || typeof decisions !== 'object') return {};
-  return Object.fromEntries(Object.entries(decisions).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  return Object.fromEntries(Object.entries(decisions).filter(([, v]) => typeof v === 'string')) as Record<
+    string,
+    string
+  >;
 }
 
 function parseObject(text: unknown): Record<string, unknown> | undefined {

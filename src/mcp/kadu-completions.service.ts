@@ -58,7 +58,12 @@ export class KaduCompletionsService {
     return months.filter((m) => m.startsWith(value));
   }
 
-  private async ids(principal: KaduPrincipal, table: 'tasks' | 'executions' | 'files' | 'webhooks' | 'webhook_deliveries', prefix: string, softDeleted: boolean): Promise<string[]> {
+  private async ids(
+    principal: KaduPrincipal,
+    table: 'tasks' | 'executions' | 'files' | 'webhooks' | 'webhook_deliveries',
+    prefix: string,
+    softDeleted: boolean,
+  ): Promise<string[]> {
     const ctx = await this.orgs.of(principal);
     // A prefix is matched literally: LIKE wildcards in it match nothing special.
     const literal = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);

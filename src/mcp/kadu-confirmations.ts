@@ -28,7 +28,11 @@ export class KaduConfirmations {
     private readonly secrets: SecretsService,
   ) {}
 
-  async describe(tool: { name: string; title?: string }, args: Args, principal: McpPrincipal | undefined): Promise<McpConfirmationText> {
+  async describe(
+    tool: { name: string; title?: string },
+    args: Args,
+    principal: McpPrincipal | undefined,
+  ): Promise<McpConfirmationText> {
     const p = principal as KaduPrincipal;
     let message: string;
     try {
@@ -79,7 +83,9 @@ export class KaduConfirmations {
       case 'kadu_secrets_rotate':
       case 'kadu_secrets_delete': {
         const s = (await this.secrets.get(p, str(a.secret_id))).data;
-        return name === 'kadu_secrets_rotate' ? `Start rotating the secret ${s.name}.` : `Delete the secret ${s.name} and its value.`;
+        return name === 'kadu_secrets_rotate'
+          ? `Start rotating the secret ${s.name}.`
+          : `Delete the secret ${s.name} and its value.`;
       }
       case 'kadu_members_update_role':
         return `Change the role of member ${str(a.member_id)} to ${str(a.role)}, which changes what they may run.`;

@@ -1,4 +1,11 @@
-import { InMemoryEventBus, InMemoryStateStore, McpStateModule, type McpModuleOptions, type McpStateOptions, type McpSubscriptionOptions } from '@kobana/nest-mcp';
+import {
+  InMemoryEventBus,
+  InMemoryStateStore,
+  McpStateModule,
+  type McpModuleOptions,
+  type McpStateOptions,
+  type McpSubscriptionOptions,
+} from '@kobana/nest-mcp';
 import { RedisEventBus, RedisStateStore } from '@kobana/nest-mcp/redis';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
@@ -31,8 +38,17 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
     subscriptions: kaduSubscriptions(config),
     pages: {
-      brand: { name: 'Kobana', product: 'Kadu', mark: 'K', ...(config.devTokens ? { environment: 'Development' } : {}) },
-      describeCaller: (p) => ({ person: p.subject, organisation: (p as KaduPrincipal).org, role: (p as KaduPrincipal).role }),
+      brand: {
+        name: 'Kobana',
+        product: 'Kadu',
+        mark: 'K',
+        ...(config.devTokens ? { environment: 'Development' } : {}),
+      },
+      describeCaller: (p) => ({
+        person: p.subject,
+        organisation: (p as KaduPrincipal).org,
+        role: (p as KaduPrincipal).role,
+      }),
     },
     protectedResource: {
       authorizationServers: [config.oauthIssuer],
@@ -50,7 +66,9 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
 export function kaduSubscriptions(config: AppConfig): McpSubscriptionOptions | undefined {
   if (!config.redisUrl && config.databaseUrl) return undefined;
   return {
-    eventBus: config.redisUrl ? new RedisEventBus(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs }) : new InMemoryEventBus(),
+    eventBus: config.redisUrl
+      ? new RedisEventBus(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
+      : new InMemoryEventBus(),
     resourceSubscriptions: true,
     // An execution's events are heard by its organisation's streams only (the token's slug).
     audience: (p) => (p as KaduPrincipal | undefined)?.org,

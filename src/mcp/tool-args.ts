@@ -4,7 +4,8 @@ import { IsString, MaxLength, MinLength } from 'class-validator';
 /** `idempotency_key`: the tool-side twin of the REST `X-Idempotency-Key` header. */
 export const IDEMPOTENCY_KEY: McpArgOptions = {
   required: false,
-  description: 'Makes the write safe to retry: reuse the same key when you retry; a different write needs a new key (≤255 chars).',
+  description:
+    'Makes the write safe to retry: reuse the same key when you retry; a different write needs a new key (≤255 chars).',
   validators: [IsString(), MinLength(1), MaxLength(255)],
 };
 

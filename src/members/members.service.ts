@@ -60,7 +60,13 @@ export class MembersService {
     private readonly paginator: Paginator,
   ) {}
 
-  @McpTool({ name: 'kadu_members_list', title: 'List members', description: 'Lists the members of the organisation and their roles.', annotations: hints('read', true), ...PERMISSIONS.membersRead })
+  @McpTool({
+    name: 'kadu_members_list',
+    title: 'List members',
+    description: 'Lists the members of the organisation and their roles.',
+    annotations: hints('read', true),
+    ...PERMISSIONS.membersRead,
+  })
   async list(@McpCaller() principal: KaduPrincipal, @McpInput() query: PageQueryDto) {
     const ctx = await this.orgs.of(principal);
     const limit = limitOf(query);
@@ -74,7 +80,10 @@ export class MembersService {
 
   async create(principal: KaduPrincipal, dto: CreateMemberDto) {
     const ctx = await this.orgs.of(principal);
-    const clash = await this.db.query('select 1 from members where org_id = $1 and email = $2 and deleted_at is null', [ctx.orgId, dto.email]);
+    const clash = await this.db.query('select 1 from members where org_id = $1 and email = $2 and deleted_at is null', [
+      ctx.orgId,
+      dto.email,
+    ]);
     if (clash.length) throw new ApiError(409, 'conflict', 'Conflict', `${dto.email} is already a member`, 'email');
     const [row] = await this.db.query<MemberRow>(
       `insert into members (id, org_id, email, name, role, status) values ($1, $2, $3, $4, $5, 'active') returning *`,
@@ -92,16 +101,19 @@ export class MembersService {
     ...PERMISSIONS.membersWrite,
     preflight: 'checkMember',
   })
-  async updateRole(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string, @McpInput() dto: UpdateRoleDto) {
+  async updateRole(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('member_id', idArg('member')) memberId: string,
+    @McpInput() dto: UpdateRoleDto,
+  ) {
     const ctx = await this.orgs.of(principal);
     const changed = await this.db.transaction(async (tx) => {
       const member = await this.load(tx, ctx.orgId, memberId);
       if (member.role === 'owner' && dto.role !== 'owner') await this.keepAnOwner(tx, ctx.orgId);
-      const [row] = await tx.query<MemberRow>('update members set role = $3, updated_at = now() where id = $1 and org_id = $2 returning *', [
-        member.id,
-        ctx.orgId,
-        dto.role,
-      ]);
+      const [row] = await tx.query<MemberRow>(
+        'update members set role = $3, updated_at = now() where id = $1 and org_id = $2 returning *',
+        [member.id, ctx.orgId, dto.role],
+      );
       return { data: memberView(row!) };
     });
     // Once committed: the member's next request on this replica has the new role (others: within MEMBERSHIP_MAX_AGE_MS).
@@ -109,7 +121,14 @@ export class MembersService {
     return changed;
   }
 
-  @McpTool({ name: 'kadu_members_remove', title: 'Remove a member', description: 'Removes a member from the organisation.', annotations: hints('destructive', true), ...PERMISSIONS.membersWrite, preflight: 'checkMember' })
+  @McpTool({
+    name: 'kadu_members_remove',
+    title: 'Remove a member',
+    description: 'Removes a member from the organisation.',
+    annotations: hints('destructive', true),
+    ...PERMISSIONS.membersWrite,
+    preflight: 'checkMember',
+  })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string) {
     const ctx = await this.orgs.of(principal);
     const removed = await this.db.transaction(async (tx) => {
@@ -135,12 +154,16 @@ export class MembersService {
       `select count(*)::int as owners from members where org_id = $1 and role = 'owner' and deleted_at is null`,
       [orgId],
     )) as [{ owners: number }];
-    if (owners <= 1) throw new ApiError(409, 'last_owner', 'Last owner', 'The organisation must keep at least one owner');
+    if (owners <= 1)
+      throw new ApiError(409, 'last_owner', 'Last owner', 'The organisation must keep at least one owner');
   }
 
   private async load(q: Queryable, orgId: string, memberId: string): Promise<MemberRow> {
     const id = assertId(memberId, 'member');
-    const [row] = await q.query<MemberRow>('select * from members where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+    const [row] = await q.query<MemberRow>(
+      'select * from members where id = $1 and org_id = $2 and deleted_at is null',
+      [id, orgId],
+    );
     if (!row) throw ApiError.notFound('member');
     return row;
   }

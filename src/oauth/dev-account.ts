@@ -16,10 +16,20 @@ const ORG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const USER = /^[^\s|@]{1,64}@[^\s|@]{1,189}$/;
 
 /** The account's problems in words a person can act on; empty when it is valid. */
-export function accountProblems(input: { org?: unknown; user?: unknown; role?: unknown }): Record<'org' | 'user' | 'role', string | undefined> {
+export function accountProblems(input: {
+  org?: unknown;
+  user?: unknown;
+  role?: unknown;
+}): Record<'org' | 'user' | 'role', string | undefined> {
   return {
-    org: typeof input.org === 'string' && ORG.test(input.org) ? undefined : 'Use lower-case letters, digits and dashes, such as acme.',
-    user: typeof input.user === 'string' && USER.test(input.user) ? undefined : 'Enter an email address, such as ana@acme.test.',
+    org:
+      typeof input.org === 'string' && ORG.test(input.org)
+        ? undefined
+        : 'Use lower-case letters, digits and dashes, such as acme.',
+    user:
+      typeof input.user === 'string' && USER.test(input.user)
+        ? undefined
+        : 'Enter an email address, such as ana@acme.test.',
     role: isRole(input.role) ? undefined : 'Choose a role.',
   };
 }

@@ -62,9 +62,16 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
         renderError: (ctx, out) => {
           ctx.type = 'html';
           const text = out.error_description ?? out.error ?? 'The request could not be completed.';
-          ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+          ctx.set(
+            'Content-Security-Policy',
+            "default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+          );
           ctx.set('Referrer-Policy', 'no-referrer');
-          ctx.body = signInProblemPage(this.frame, 'This sign-in cannot go on', `${String(text)} Go back to your app and try again.`);
+          ctx.body = signInProblemPage(
+            this.frame,
+            'This sign-in cannot go on',
+            `${String(text)} Go back to your app and try again.`,
+          );
         },
       }),
     );
@@ -74,7 +81,9 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
       await next();
       if (ctx.status === 503) ctx.set('Retry-After', '5');
     });
-    this.provider.on('server_error', (_ctx, error) => this.logger.error(`authorization server error: ${error.message}`));
+    this.provider.on('server_error', (_ctx, error) =>
+      this.logger.error(`authorization server error: ${error.message}`),
+    );
     this.mount(this.adapterHost.httpAdapter.getInstance() as Express);
   }
 

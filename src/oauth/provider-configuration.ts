@@ -58,12 +58,26 @@ export function providerConfiguration(setup: ProviderSetup): Configuration {
         defaultResource: () => config.mcpAudience,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx: KoaContextWithOIDC, resource: string) => {
-          if (!audiences.has(resource)) throw new errors.InvalidTarget(`this server issues tokens for ${[...audiences].join(' and ')} only`);
-          return { scope: ALL_SCOPES.join(' '), audience: resource, accessTokenTTL: 3600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'ES256' } } };
+          if (!audiences.has(resource))
+            throw new errors.InvalidTarget(`this server issues tokens for ${[...audiences].join(' and ')} only`);
+          return {
+            scope: ALL_SCOPES.join(' '),
+            audience: resource,
+            accessTokenTTL: 3600,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
         },
       },
     },
-    ttl: { AuthorizationCode: 60, Interaction: 600, Session: 14 * 24 * 3600, Grant: 14 * 24 * 3600, RefreshToken: 14 * 24 * 3600, IdToken: 3600 },
+    ttl: {
+      AuthorizationCode: 60,
+      Interaction: 600,
+      Session: 14 * 24 * 3600,
+      Grant: 14 * 24 * 3600,
+      RefreshToken: 14 * 24 * 3600,
+      IdToken: 3600,
+    },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     findAccount: (_ctx, id) => (parseAccountId(id) ? { accountId: id, claims: () => ({ sub: id }) } : undefined),
@@ -76,7 +90,11 @@ export function providerConfiguration(setup: ProviderSetup): Configuration {
           if (account) {
             const allowed = new Set(scopesForRole(account.role));
             Object.assign(jwt.payload, { sub: account.user, org: account.org, role: account.role });
-            if (typeof jwt.payload.scope === 'string') jwt.payload.scope = jwt.payload.scope.split(' ').filter((s: string) => allowed.has(s)).join(' ');
+            if (typeof jwt.payload.scope === 'string')
+              jwt.payload.scope = jwt.payload.scope
+                .split(' ')
+                .filter((s: string) => allowed.has(s))
+                .join(' ');
           }
           const name = token.client?.clientName;
           if (typeof name === 'string' && name) jwt.payload.client_name = name;
@@ -88,7 +106,8 @@ export function providerConfiguration(setup: ProviderSetup): Configuration {
     // loopback hosts (OAUTH_DEV_CIMD_ALLOW_LOOPBACK), where the provider's SSRF guard would refuse them.
     fetch: (input, init) => {
       const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      if (config.devCimdAllowLoopback && LOOPBACK.has(url.hostname) && init) delete (init as { dispatcher?: unknown }).dispatcher;
+      if (config.devCimdAllowLoopback && LOOPBACK.has(url.hostname) && init)
+        delete (init as { dispatcher?: unknown }).dispatcher;
       return fetch(input, init);
     },
   };

@@ -6,7 +6,12 @@ import { minimumRole, SCOPE_TEXT } from './scope-text.js';
 export interface SignInView {
   readonly action: string;
   readonly csrf: string;
-  readonly client: { readonly name?: string; readonly id: string; readonly metadataHost?: string; readonly returnTo?: string };
+  readonly client: {
+    readonly name?: string;
+    readonly id: string;
+    readonly metadataHost?: string;
+    readonly returnTo?: string;
+  };
   /** The resources (audiences) asked for, with a name a person reads. */
   readonly resources: readonly { readonly name: string; readonly url: string }[];
   readonly scopes: readonly string[];
@@ -19,7 +24,13 @@ export interface Frame {
   readonly assets: string;
 }
 
-function field(view: SignInView, name: keyof DevAccount, label: string, hint: string, control: (describedBy: string, invalid: string) => string): string {
+function field(
+  view: SignInView,
+  name: keyof DevAccount,
+  label: string,
+  hint: string,
+  control: (describedBy: string, invalid: string) => string,
+): string {
   const problem = view.problems?.[name];
   const describedBy = `${name}-hint${problem ? ` ${name}-error` : ''}`;
   return `<label for="${name}">${label}</label>${control(describedBy, problem ? ' aria-invalid="true"' : '')}
@@ -44,13 +55,17 @@ function scopeList(scopes: readonly string[]): string {
 export function signInPage(frame: Frame, view: SignInView): string {
   const clientName = view.client.name ?? 'An unnamed client';
   const account = view.account;
-  const roleOptions = ROLES.map((r) => `<option value="${r}"${account.role === r ? ' selected' : ''}>${r[0]!.toUpperCase()}${r.slice(1)}</option>`).join('');
+  const roleOptions = ROLES.map(
+    (r) => `<option value="${r}"${account.role === r ? ' selected' : ''}>${r[0]!.toUpperCase()}${r.slice(1)}</option>`,
+  ).join('');
   const body = `<p class="eyebrow">Sign in</p>
 <h1>Connect ${e(clientName)} to ${e(frame.brand?.product ?? 'this server')}</h1>
 <p class="lead"><strong>${e(clientName)}</strong> asks to act on your behalf.</p>
 <dl class="facts">
 <dt>Client</dt><dd>${e(clientName)} <span class="muted small">(client id <code>${e(view.client.id)}</code>)</span>${
-    view.client.metadataHost ? `<br><span class="small">Its details are published by <strong>${e(view.client.metadataHost)}</strong>.</span>` : '<br><span class="small muted">It registered itself; its name is its own claim.</span>'
+    view.client.metadataHost
+      ? `<br><span class="small">Its details are published by <strong>${e(view.client.metadataHost)}</strong>.</span>`
+      : '<br><span class="small muted">It registered itself; its name is its own claim.</span>'
   }</dd>
 <dt>Access to</dt><dd>${view.resources.map((r) => `${e(r.name)} <code class="small">${e(r.url)}</code>`).join('<br>')}</dd>
 ${view.client.returnTo ? `<dt>Sends you back to</dt><dd><code>${e(view.client.returnTo)}</code></dd>` : ''}
@@ -78,5 +93,9 @@ ${field(view, 'role', 'Role', 'Caps what the client gets: a scope above your rol
 
 /** A sign-in that cannot go on (expired, opened in another browser, or refused), and what to do. */
 export function signInProblemPage(frame: Frame, heading: string, text: string): string {
-  return renderPage({ ...frame, title: heading, body: `<p class="eyebrow">Sign in</p><h1>${e(heading)}</h1><p>${e(text)}</p>` });
+  return renderPage({
+    ...frame,
+    title: heading,
+    body: `<p class="eyebrow">Sign in</p><h1>${e(heading)}</h1><p>${e(text)}</p>`,
+  });
 }

@@ -13,7 +13,8 @@ import { signInPage, type SignInView } from './sign-in-page.js';
 const DEFAULT_ACCOUNT: DevAccount = { org: 'acme', user: 'ana@acme.test', role: 'admin' };
 const OIDC_SCOPES = new Set(['openid', 'offline_access']);
 
-const listOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' && value ? [value] : []);
+const listOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : typeof value === 'string' && value ? [value] : [];
 
 /**
  * The development sign-in and consent page of the authorization server's interactions. GET shows
@@ -43,18 +44,39 @@ export class SignInController {
     const csrf = Buffer.from(typeof form.csrf === 'string' ? form.csrf : '');
     const expected = Buffer.from(this.server.csrfFor(interaction.uid));
     if (csrf.length !== expected.length || !timingSafeEqual(csrf, expected)) {
-      return this.server.problem(res, 403, 'Refused', 'This form did not come from the sign-in page, so nothing was changed.');
+      return this.server.problem(
+        res,
+        403,
+        'Refused',
+        'This form did not come from the sign-in page, so nothing was changed.',
+      );
     }
     if (form.decision !== 'allow') {
-      await this.server.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person chose Cancel' }, { mergeWithLastSubmission: false });
+      await this.server.provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The person chose Cancel' },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
-    const entered = { org: String(form.org ?? '').trim(), user: String(form.user ?? '').trim().toLowerCase(), role: String(form.role ?? '') };
+    const entered = {
+      org: String(form.org ?? '').trim(),
+      user: String(form.user ?? '')
+        .trim()
+        .toLowerCase(),
+      role: String(form.role ?? ''),
+    };
     const problems = accountProblems(entered);
     if (problems.org || problems.user || problems.role) return this.render(res, 422, interaction, entered, problems);
     const account = accountId(entered as DevAccount);
     const grantId = await this.grant(interaction, account);
-    await this.server.provider.interactionFinished(req, res, { login: { accountId: account }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await this.server.provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: account }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   }
 
   /** The interaction behind this page, or an explanatory page when it is gone or belongs to another browser. */
@@ -65,7 +87,12 @@ export class SignInController {
     } catch (error) {
       if (!(error instanceof this.server.errors.SessionNotFound)) throw error;
     }
-    this.server.problem(res, 400, 'This sign-in has expired', 'It took too long, was already finished, or was opened in another browser. Go back to your app and connect again.');
+    this.server.problem(
+      res,
+      400,
+      'This sign-in has expired',
+      'It took too long, was already finished, or was opened in another browser. Go back to your app and connect again.',
+    );
     return undefined;
   }
 
@@ -77,18 +104,28 @@ export class SignInController {
     const { provider } = this.server;
     const clientId = String(interaction.params.client_id);
     const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
-    const grant = existing && existing.accountId === account ? existing : new provider.Grant({ accountId: account, clientId });
-    const scopes = listOf(interaction.params.scope).flatMap((s) => s.split(' ')).filter(Boolean);
+    const grant =
+      existing && existing.accountId === account ? existing : new provider.Grant({ accountId: account, clientId });
+    const scopes = listOf(interaction.params.scope)
+      .flatMap((s) => s.split(' '))
+      .filter(Boolean);
     const kadu = scopes.filter((s) => ALL_SCOPES.includes(s));
     // Kadu's scopes are also the provider's own (clients register them), so the grant names them both ways.
     const oidc = scopes.filter((s) => OIDC_SCOPES.has(s) || ALL_SCOPES.includes(s));
     if (oidc.length) grant.addOIDCScope(oidc.join(' '));
     const resources = listOf(interaction.params.resource);
-    for (const resource of resources.length ? resources : [this.config.mcpAudience]) grant.addResourceScope(resource, kadu.join(' '));
+    for (const resource of resources.length ? resources : [this.config.mcpAudience])
+      grant.addResourceScope(resource, kadu.join(' '));
     return grant.save();
   }
 
-  private async render(res: Response, status: number, interaction: Interaction, account: SignInView['account'], problems?: SignInView['problems']): Promise<void> {
+  private async render(
+    res: Response,
+    status: number,
+    interaction: Interaction,
+    account: SignInView['account'],
+    problems?: SignInView['problems'],
+  ): Promise<void> {
     const clientId = String(interaction.params.client_id);
     const client = await this.server.provider.Client.find(clientId);
     const returnTo = typeof interaction.params.redirect_uri === 'string' ? interaction.params.redirect_uri : undefined;
@@ -100,10 +137,22 @@ export class SignInController {
         id: clientId,
         ...(client?.clientName ? { name: client.clientName } : {}),
         ...(/^https:\/\//.test(clientId) ? { metadataHost: new URL(clientId).host } : {}),
-        ...(returnTo ? { returnTo: new URL(returnTo).origin === 'null' ? returnTo : `${new URL(returnTo).origin}${new URL(returnTo).pathname}` } : {}),
+        ...(returnTo
+          ? {
+              returnTo:
+                new URL(returnTo).origin === 'null'
+                  ? returnTo
+                  : `${new URL(returnTo).origin}${new URL(returnTo).pathname}`,
+            }
+          : {}),
       },
-      resources: (resources.length ? resources : [this.config.mcpAudience]).map((url) => ({ url, name: this.resourceName(url) })),
-      scopes: listOf(interaction.params.scope).flatMap((s) => s.split(' ')).filter(Boolean),
+      resources: (resources.length ? resources : [this.config.mcpAudience]).map((url) => ({
+        url,
+        name: this.resourceName(url),
+      })),
+      scopes: listOf(interaction.params.scope)
+        .flatMap((s) => s.split(' '))
+        .filter(Boolean),
       account,
       problems,
     };

@@ -76,7 +76,8 @@ export function stateAdapter(store: McpStateStore, errors: AdapterErrors): new (
         const payload = JSON.parse(raw) as AdapterPayload;
         if (payload.consumed) throw errors.invalidGrant('grant request is invalid');
         const spent = JSON.stringify({ ...payload, consumed: Math.floor(Date.now() / 1000) });
-        if (!(await store.compareAndSet(this.key(id), raw, spent))) throw errors.invalidGrant('grant request is invalid');
+        if (!(await store.compareAndSet(this.key(id), raw, spent)))
+          throw errors.invalidGrant('grant request is invalid');
       });
     }
 

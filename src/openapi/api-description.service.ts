@@ -31,13 +31,16 @@ export class ApiDescription {
       issuer: this.config.oauthIssuer,
       closed: VALIDATION_OPTIONS.forbidNonWhitelisted === true,
       tools: this.tools,
-      controllers: this.discovery.getControllers().flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : [])),
+      controllers: this.discovery
+        .getControllers()
+        .flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : [])),
     });
     this.serialized = JSON.stringify(document);
   }
 
   get json(): string {
-    if (this.serialized === undefined) throw new Error('The API description is built at bootstrap (ApiDescription.build)');
+    if (this.serialized === undefined)
+      throw new Error('The API description is built at bootstrap (ApiDescription.build)');
     return this.serialized;
   }
 }

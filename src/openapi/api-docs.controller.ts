@@ -16,7 +16,10 @@ export class ApiDocsController {
   constructor(private readonly description: ApiDescription) {}
 
   @Get('openapi.json')
-  @ApiOperation({ summary: 'This description', description: 'The OpenAPI 3.1 description of /api/v1, generated from the routes and their DTOs.' })
+  @ApiOperation({
+    summary: 'This description',
+    description: 'The OpenAPI 3.1 description of /api/v1, generated from the routes and their DTOs.',
+  })
   @ApiOkResponse({ description: 'An OpenAPI 3.1 document', schema: { type: 'object' } })
   openapi(@Res() res: Response): void {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -28,7 +31,10 @@ export class ApiDocsController {
   }
 
   @Get('docs')
-  @ApiOperation({ summary: 'The reference page', description: 'This description, browsable (Swagger UI, served from this origin).' })
+  @ApiOperation({
+    summary: 'The reference page',
+    description: 'This description, browsable (Swagger UI, served from this origin).',
+  })
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'An HTML page', schema: { type: 'string' } })
   page(@Res() res: Response): void {
@@ -55,7 +61,8 @@ export class ApiDocsController {
     res.sendFile(asset.file, { headers: { 'Content-Type': asset.type }, maxAge: '1h' }, (error) => {
       if (!error) return;
       this.logger.warn(`${name} could not be sent: ${error.message}`);
-      if (!res.headersSent) res.status(404).json(new ApiError(404, 'not_found', 'Not found', 'No such asset').getResponse());
+      if (!res.headersSent)
+        res.status(404).json(new ApiError(404, 'not_found', 'Not found', 'No such asset').getResponse());
       else res.destroy();
     });
   }

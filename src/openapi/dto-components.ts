@@ -29,8 +29,13 @@ export class DtoComponents {
 
   /** A query DTO as one query parameter per field; the field's schema is the parameter's. */
   queryParameters(dto: Type): Schema[] {
-    const schema = this.builder.build(dto, this.closed) as { properties?: Record<string, Schema>; required?: string[]; $defs?: unknown };
-    if (schema.$defs) throw new Error(`${dto.name}: a query DTO with nested DTOs cannot be described as query parameters`);
+    const schema = this.builder.build(dto, this.closed) as {
+      properties?: Record<string, Schema>;
+      required?: string[];
+      $defs?: unknown;
+    };
+    if (schema.$defs)
+      throw new Error(`${dto.name}: a query DTO with nested DTOs cannot be described as query parameters`);
     return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
       name,
       in: 'query',

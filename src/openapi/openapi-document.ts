@@ -20,7 +20,10 @@ import { TOOL_TWIN_EXTENSION, type ToolTwinExtension } from './tool-twin.decorat
 
 type Schema = Record<string, unknown>;
 /** The document as served: swagger's typing of components is narrower than what 3.1 allows. */
-export type ApiDocument = Omit<OpenAPIObject, 'paths' | 'components'> & { paths: Record<string, Schema>; components: Record<string, Record<string, Schema>> };
+export type ApiDocument = Omit<OpenAPIObject, 'paths' | 'components'> & {
+  paths: Record<string, Schema>;
+  components: Record<string, Record<string, Schema>>;
+};
 type Operation = Schema & { operationId: string; parameters?: Schema[]; responses: Record<string, Schema> };
 
 export const API_PREFIX = '/api/v1';
@@ -39,7 +42,7 @@ export interface ApiDescriptionInput {
 }
 
 const TAGS: [string, string][] = [
-  ['account', 'Who you are, and your organisation\'s plan and usage'],
+  ['account', "Who you are, and your organisation's plan and usage"],
   ['tasks', 'What your organisation can run; `run` starts an execution'],
   ['executions', 'Runs of a task, done in the background'],
   ['files', 'Metadata and presigned URLs; the bytes go to the URLs, never through the API'],
@@ -49,7 +52,14 @@ const TAGS: [string, string][] = [
   ['members', 'Who belongs to the organisation, and their roles'],
   ['documentation', 'This description and its page'],
 ];
-const TAG_OF: Record<string, string> = { me: 'account', usage: 'account', uploads: 'files', downloads: 'files', 'openapi.json': 'documentation', docs: 'documentation' };
+const TAG_OF: Record<string, string> = {
+  me: 'account',
+  usage: 'account',
+  uploads: 'files',
+  downloads: 'files',
+  'openapi.json': 'documentation',
+  docs: 'documentation',
+};
 
 /**
  * The OpenAPI 3.1 description of /api/v1. @nestjs/swagger scans the app's real routes (paths,
@@ -60,7 +70,8 @@ const TAG_OF: Record<string, string> = { me: 'account', usage: 'account', upload
 export function buildOpenApiDocument(app: INestApplication, input: ApiDescriptionInput): ApiDocument {
   const controllers = new Map<string, Type>();
   for (const controller of input.controllers) {
-    if (controllers.has(controller.name)) throw new Error(`Two controllers are named ${controller.name}: the API description needs unique names`);
+    if (controllers.has(controller.name))
+      throw new Error(`Two controllers are named ${controller.name}: the API description needs unique names`);
     controllers.set(controller.name, controller);
   }
   const builder = new DocumentBuilder()
@@ -110,10 +121,16 @@ const DESCRIPTION = [
   '- One resource answers `{"data": …}`; a list `{"data": […], "meta": {"next_cursor": …, "limit": N}}` — newest first, `limit` 1–100 (default 20), pass `meta.next_cursor` back as `cursor`.',
   '- Errors answer `{"status": 422, "errors": [{"code", "title", "detail", "param"}]}`.',
   '- Writes accept `X-Idempotency-Key`; every response carries `Request-Id`.',
-  '- Another organisation\'s ids answer 404, like missing ones. Bodies are JSON, at most 1 MiB; unknown fields are refused (422).',
+  "- Another organisation's ids answer 404, like missing ones. Bodies are JSON, at most 1 MiB; unknown fields are refused (422).",
 ].join('\n');
 
-function describeOperation(operation: Operation, path: string, route: RouteFacts, dtos: DtoComponents, tools: McpToolRegistry): void {
+function describeOperation(
+  operation: Operation,
+  path: string,
+  route: RouteFacts,
+  dtos: DtoComponents,
+  tools: McpToolRegistry,
+): void {
   const twin = operation[TOOL_TWIN_EXTENSION] as ToolTwinExtension | undefined;
   const tool = twin ? tools.get(twin.name) : undefined;
   if (twin && !tool) throw new Error(`${operation.operationId} names the tool ${twin.name}, which does not exist`);
@@ -166,24 +183,50 @@ function describeResponses(operation: Operation, route: RouteFacts, errors: Map<
   for (const status of successes.length > 0 ? successes : [String(route.status)]) {
     const code = Number(status);
     const declared = operation.responses[status] ?? {};
-    const headers = { ...requestIdHeader(), ...(route.bearer ? rateLimitHeaders() : {}), ...((declared.headers as Schema | undefined) ?? {}) };
+    const headers = {
+      ...requestIdHeader(),
+      ...(route.bearer ? rateLimitHeaders() : {}),
+      ...((declared.headers as Schema | undefined) ?? {}),
+    };
     const content = declared.content ?? (code === 204 ? undefined : envelopeContent(route.lists));
-    responses[status] = { ...declared, description: (declared.description as string) || REASONS[code] || 'Success', headers, ...(content ? { content } : {}) };
+    responses[status] = {
+      ...declared,
+      description: (declared.description as string) || REASONS[code] || 'Success',
+      headers,
+      ...(content ? { content } : {}),
+    };
   }
-  const statuses = new Set([...errors.keys(), ...Object.keys(operation.responses).map(Number).filter((code) => code >= 400)]);
+  const statuses = new Set([
+    ...errors.keys(),
+    ...Object.keys(operation.responses)
+      .map(Number)
+      .filter((code) => code >= 400),
+  ]);
   for (const code of [...statuses].sort((a, b) => a - b)) {
     const declared = operation.responses[String(code)];
     const causes = [...(errors.get(code) ?? []), ...(declared?.description ? [declared.description as string] : [])];
-    responses[String(code)] = { description: causes.join('; '), headers: errorHeaders(code), content: errorBodyContent() };
+    responses[String(code)] = {
+      description: causes.join('; '),
+      headers: errorHeaders(code),
+      content: errorBodyContent(),
+    };
   }
   operation.responses = responses;
 }
 
 const rateLimitHeaders = (): Schema =>
-  Object.fromEntries(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  Object.fromEntries(
+    ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [
+      name,
+      { $ref: `#/components/headers/${name}` },
+    ]),
+  );
 
 function permissionText(scopes: readonly string[], roles: readonly string[]): string {
-  const scope = scopes.length > 0 ? `the scope${scopes.length > 1 ? 's' : ''} ${scopes.map((s) => `\`${s}\``).join(', ')} and ` : '';
+  const scope =
+    scopes.length > 0
+      ? `the scope${scopes.length > 1 ? 's' : ''} ${scopes.map((s) => `\`${s}\``).join(', ')} and `
+      : '';
   return `Needs ${scope}the role ${roles.join(' or ')} or above.`;
 }
 

@@ -32,7 +32,8 @@ const DTO_BUILTINS = new Set<unknown>([Object, String, Number, Boolean, Array, u
 export function routeFactsOf(controller: Type, methodName: string): RouteFacts {
   const handler = (controller.prototype as Record<string, unknown>)[methodName] as (...args: unknown[]) => unknown;
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, RouteArg>;
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, methodName) ?? []) as unknown[];
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, methodName) ??
+    []) as unknown[];
   // Keys are `<paramtype>:<index>`; only whole-object @Body() and @Query() parameters are DTOs.
   const dtoOf = (paramtype: RouteParamtypes): Type | undefined => {
     for (const [key, arg] of Object.entries(args)) {
@@ -50,7 +51,9 @@ export function routeFactsOf(controller: Type, methodName: string): RouteFacts {
   const permission = permissionOf(controller, handler);
   const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
   return {
-    status: (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (method === RequestMethod.POST ? 201 : 200),
+    status:
+      (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ??
+      (method === RequestMethod.POST ? 201 : 200),
     body: dtoOf(RouteParamtypes.BODY),
     query,
     lists: query !== undefined && (query === PageQueryDto || query.prototype instanceof PageQueryDto),

@@ -18,6 +18,9 @@ export interface ToolTwinExtension {
  * schemas agree.
  */
 export function ToolTwin(name: string, pathArguments: Record<string, string> = {}): MethodDecorator {
-  const twin: ToolTwinExtension = { name, ...(Object.keys(pathArguments).length > 0 ? { path_arguments: pathArguments } : {}) };
+  const twin: ToolTwinExtension = {
+    name,
+    ...(Object.keys(pathArguments).length > 0 ? { path_arguments: pathArguments } : {}),
+  };
   return ApiExtension(TOOL_TWIN_EXTENSION, twin);
 }

@@ -64,7 +64,8 @@ export class OrgContextService implements MembershipCheck {
       row = await this.query(principal);
       this.rows.set(keyOf(principal.org, principal.subject), row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
     }
-    if (!row || !row.member_id) throw new ApiError(403, 'unknown_member', 'Unknown member', 'This account is not a member of the organisation');
+    if (!row || !row.member_id)
+      throw new ApiError(403, 'unknown_member', 'Unknown member', 'This account is not a member of the organisation');
     if (row.member_deleted_at || row.member_status !== 'active') {
       throw new ApiError(403, 'member_removed', 'Member removed', 'This account was removed from the organisation');
     }
@@ -73,7 +74,11 @@ export class OrgContextService implements MembershipCheck {
       slug: row.slug,
       memberId: row.member_id,
       principal,
-      plan: { name: row.plan_name, monthly_budget: row.monthly_budget, max_concurrent_executions: row.max_concurrent_executions },
+      plan: {
+        name: row.plan_name,
+        monthly_budget: row.monthly_budget,
+        max_concurrent_executions: row.max_concurrent_executions,
+      },
     };
   }
 
@@ -81,8 +86,15 @@ export class OrgContextService implements MembershipCheck {
   async effective(principal: KaduPrincipal, issuedAt: number | undefined): Promise<KaduPrincipal> {
     const row = await this.load(principal);
     if (!row?.member_id || row.member_deleted_at || !row.member_role) return principal;
-    const changed = row.member_updated_at && row.member_created_at && row.member_updated_at.getTime() > row.member_created_at.getTime();
-    return capToStoredRole(principal, { role: row.member_role, changedAt: changed ? row.member_updated_at!.getTime() : undefined }, issuedAt);
+    const changed =
+      row.member_updated_at &&
+      row.member_created_at &&
+      row.member_updated_at.getTime() > row.member_created_at.getTime();
+    return capToStoredRole(
+      principal,
+      { role: row.member_role, changedAt: changed ? row.member_updated_at!.getTime() : undefined },
+      issuedAt,
+    );
   }
 
   /** Drops what this process knows of a member (after changing them, or creating them). */
@@ -121,9 +133,17 @@ export class OrgContextService implements MembershipCheck {
         await tx.query(
           `insert into organizations (id, slug, name, plan_name, monthly_budget, max_concurrent_executions)
            values ($1, $2, $2, $3, $4, $5) on conflict (slug) do nothing`,
-          [newId(), principal.org, DEFAULT_PLAN.name, DEFAULT_PLAN.monthly_budget, DEFAULT_PLAN.max_concurrent_executions],
+          [
+            newId(),
+            principal.org,
+            DEFAULT_PLAN.name,
+            DEFAULT_PLAN.monthly_budget,
+            DEFAULT_PLAN.max_concurrent_executions,
+          ],
         );
-        [{ id: orgId }] = await tx.query<{ id: string }>('select id from organizations where slug = $1', [principal.org]);
+        [{ id: orgId }] = await tx.query<{ id: string }>('select id from organizations where slug = $1', [
+          principal.org,
+        ]);
       }
       await tx.query(
         `insert into members (id, org_id, email, name, role, status)

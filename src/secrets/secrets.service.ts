@@ -66,7 +66,13 @@ export class SecretsService {
     private readonly paginator: Paginator,
   ) {}
 
-  @McpTool({ name: 'kadu_secrets_list', title: 'List secrets', description: 'Lists secrets (metadata only; values are never returned).', annotations: hints('read', true), ...PERMISSIONS.secretsRead })
+  @McpTool({
+    name: 'kadu_secrets_list',
+    title: 'List secrets',
+    description: 'Lists secrets (metadata only; values are never returned).',
+    annotations: hints('read', true),
+    ...PERMISSIONS.secretsRead,
+  })
   async list(@McpCaller() principal: KaduPrincipal, @McpInput() query: PageQueryDto) {
     const ctx = await this.orgs.of(principal);
     const limit = limitOf(query);
@@ -78,7 +84,13 @@ export class SecretsService {
     return this.paginator.page(rows.map(secretView), limit, {});
   }
 
-  @McpTool({ name: 'kadu_secrets_get', title: 'Get a secret', description: "Gets a secret's metadata (never its value).", annotations: hints('read', true), ...PERMISSIONS.secretsRead })
+  @McpTool({
+    name: 'kadu_secrets_get',
+    title: 'Get a secret',
+    description: "Gets a secret's metadata (never its value).",
+    annotations: hints('read', true),
+    ...PERMISSIONS.secretsRead,
+  })
   async get(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
     return { data: secretView(await this.load(this.db, ctx.orgId, secretId)) };
@@ -87,7 +99,10 @@ export class SecretsService {
   async create(principal: KaduPrincipal, dto: CreateSecretDto) {
     const ctx = await this.orgs.of(principal);
     return this.db.transaction(async (tx) => {
-      const clash = await tx.query('select 1 from secrets where org_id = $1 and name = $2 and deleted_at is null', [ctx.orgId, dto.name]);
+      const clash = await tx.query('select 1 from secrets where org_id = $1 and name = $2 and deleted_at is null', [
+        ctx.orgId,
+        dto.name,
+      ]);
       if (clash.length) throw new ApiError(409, 'conflict', 'Conflict', `A secret named ${dto.name} exists`, 'name');
       const [row] = await tx.query<SecretRow>(
         'insert into secrets (id, org_id, name, description) values ($1, $2, $3, $4) returning *',
@@ -100,7 +115,8 @@ export class SecretsService {
   @McpTool({
     name: 'kadu_secrets_rotate',
     title: 'Rotate a secret',
-    description: 'Starts the rotation of a secret: returns a short-lived link for the person to type the new value. The value never passes through you.',
+    description:
+      'Starts the rotation of a secret: returns a short-lived link for the person to type the new value. The value never passes through you.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.secretsWrite,
     preflight: 'get',
@@ -113,7 +129,14 @@ export class SecretsService {
     });
   }
 
-  @McpTool({ name: 'kadu_secrets_delete', title: 'Delete a secret', description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.', annotations: hints('destructive', false), ...PERMISSIONS.secretsWrite, preflight: 'get' })
+  @McpTool({
+    name: 'kadu_secrets_delete',
+    title: 'Delete a secret',
+    description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.',
+    annotations: hints('destructive', false),
+    ...PERMISSIONS.secretsWrite,
+    preflight: 'get',
+  })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
     const id = assertId(secretId, 'secret');
@@ -127,7 +150,10 @@ export class SecretsService {
 
   private async load(q: Queryable, orgId: string, secretId: string): Promise<SecretRow> {
     const id = assertId(secretId, 'secret');
-    const [row] = await q.query<SecretRow>('select * from secrets where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+    const [row] = await q.query<SecretRow>(
+      'select * from secrets where id = $1 and org_id = $2 and deleted_at is null',
+      [id, orgId],
+    );
     if (!row) throw ApiError.notFound('secret');
     return row;
   }
@@ -135,12 +161,13 @@ export class SecretsService {
   private async entryLink(tx: Queryable, orgId: string, secretId: string) {
     const token = randomBytes(32).toString('base64url');
     const expires = new Date(Date.now() + ENTRY_TTL_MINUTES * 60_000);
-    await tx.query('insert into secret_entry_links (token_hash, org_id, secret_id, expires_at) values ($1, $2, $3, $4)', [
-      hashToken(token),
-      orgId,
-      secretId,
-      expires,
-    ]);
-    return { entry_url: `${this.config.publicBaseUrl}/secrets/entry/${token}`, entry_expires_at: expires.toISOString() };
+    await tx.query(
+      'insert into secret_entry_links (token_hash, org_id, secret_id, expires_at) values ($1, $2, $3, $4)',
+      [hashToken(token), orgId, secretId, expires],
+    );
+    return {
+      entry_url: `${this.config.publicBaseUrl}/secrets/entry/${token}`,
+      entry_expires_at: expires.toISOString(),
+    };
   }
 }

@@ -23,7 +23,13 @@ export class TaskInputValidator {
       compileTenantSchema(schema);
     } catch (error) {
       if (!(error instanceof SchemaRefused)) throw error;
-      throw new ApiError(422, 'validation_failed', 'Validation failed', `input_schema is not usable: ${error.message}`, 'input_schema');
+      throw new ApiError(
+        422,
+        'validation_failed',
+        'Validation failed',
+        `input_schema is not usable: ${error.message}`,
+        'input_schema',
+      );
     }
   }
 
@@ -39,7 +45,12 @@ export class TaskInputValidator {
       param: `input${e.instancePath.replace(/\//g, '.')}`,
     }));
     if (errors.length > MAX_REPORTED_ERRORS) {
-      items.push({ code: 'input_invalid', title: 'Input does not match the task input_schema', detail: `and ${errors.length - MAX_REPORTED_ERRORS} more errors`, param: 'input' });
+      items.push({
+        code: 'input_invalid',
+        title: 'Input does not match the task input_schema',
+        detail: `and ${errors.length - MAX_REPORTED_ERRORS} more errors`,
+        param: 'input',
+      });
     }
     throw ApiError.many(422, items);
   }
@@ -58,7 +69,13 @@ export class TaskInputValidator {
     } catch (error) {
       if (!(error instanceof SchemaRefused)) throw error;
       // Saved before today's rules: the task needs a new schema; the run is refused, not failed.
-      throw new ApiError(422, 'input_schema_unusable', 'The task input_schema cannot be used', `${error.message}; update the task's input_schema`, 'input_schema');
+      throw new ApiError(
+        422,
+        'input_schema_unusable',
+        'The task input_schema cannot be used',
+        `${error.message}; update the task's input_schema`,
+        'input_schema',
+      );
     }
     this.compiled.set(key, validate);
     if (this.compiled.size > CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value!);

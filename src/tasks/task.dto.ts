@@ -41,7 +41,10 @@ export class CreateTaskDto {
   description?: string;
 
   @IsEnum(TaskKind)
-  @JSONSchema({ description: 'echo: output = input; csv_summary: totals of one input CSV file; reconcile: matches a bank-statement CSV against a ledger CSV' })
+  @JSONSchema({
+    description:
+      'echo: output = input; csv_summary: totals of one input CSV file; reconcile: matches a bank-statement CSV against a ledger CSV',
+  })
   kind: TaskKind;
 
   @Omittable()
@@ -53,7 +56,10 @@ export class CreateTaskDto {
   @IsOptional()
   @IsObject()
   @MaxJsonBytes(MAX_INPUT_SCHEMA_BYTES)
-  @FreeFormObject(`JSON Schema of the input the task expects (≤ ${MAX_INPUT_SCHEMA_BYTES} bytes; patterns use RE2 syntax; $ref only inside the schema); null: none`, { nullable: true })
+  @FreeFormObject(
+    `JSON Schema of the input the task expects (≤ ${MAX_INPUT_SCHEMA_BYTES} bytes; patterns use RE2 syntax; $ref only inside the schema); null: none`,
+    { nullable: true },
+  )
   input_schema?: Record<string, unknown> | null;
 
   @IsInt()

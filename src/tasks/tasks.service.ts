@@ -59,7 +59,10 @@ export class TasksService {
     annotations: hints('read', true),
     ...PERMISSIONS.tasksRead,
   })
-  async get(@McpCaller() principal: KaduPrincipal, @McpArg('task_id', idArg('task')) taskId: string): Promise<Envelope<TaskView>> {
+  async get(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('task_id', idArg('task')) taskId: string,
+  ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
     return { data: taskView(await this.load(this.db, ctx.orgId, taskId)) };
   }
@@ -82,7 +85,16 @@ export class TasksService {
       const [row] = await this.db.query<TaskRow>(
         `insert into tasks (id, org_id, name, description, kind, instructions, input_schema, cost_cap, launch_policy, destinations)
          values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, '{"roles":[],"member_ids":[]}'::jsonb, '[]'::jsonb) returning *`,
-        [newId(), ctx.orgId, dto.name, dto.description ?? '', dto.kind, dto.instructions ?? '', JSON.stringify(dto.input_schema ?? null), dto.cost_cap],
+        [
+          newId(),
+          ctx.orgId,
+          dto.name,
+          dto.description ?? '',
+          dto.kind,
+          dto.instructions ?? '',
+          JSON.stringify(dto.input_schema ?? null),
+          dto.cost_cap,
+        ],
       );
       return { data: taskView(row!) };
     });
@@ -134,10 +146,14 @@ export class TasksService {
       const ids = [...new Set(dto.member_ids)];
       const valid = ids.filter(isId);
       const found = valid.length
-        ? await this.db.query<{ id: string }>('select id from members where org_id = $1 and deleted_at is null and id = any($2::text[])', [ctx.orgId, valid])
+        ? await this.db.query<{ id: string }>(
+            'select id from members where org_id = $1 and deleted_at is null and id = any($2::text[])',
+            [ctx.orgId, valid],
+          )
         : [];
       const missing = ids.find((id) => !found.some((m) => m.id === id));
-      if (missing !== undefined) throw new ApiError(404, 'not_found', 'Not found', `No such member: ${missing}`, 'member_ids');
+      if (missing !== undefined)
+        throw new ApiError(404, 'not_found', 'Not found', `No such member: ${missing}`, 'member_ids');
       return this.patch(ctx.orgId, taskId, { launch_policy: JSON.stringify({ roles: dto.roles, member_ids: ids }) });
     });
   }
@@ -172,7 +188,10 @@ export class TasksService {
     ...PERMISSIONS.tasksWrite,
     preflight: 'get',
   })
-  async remove(@McpCaller() principal: KaduPrincipal, @McpArg('task_id', idArg('task')) taskId: string): Promise<Envelope<TaskView>> {
+  async remove(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('task_id', idArg('task')) taskId: string,
+  ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
     const id = assertId(taskId, 'task');
     const [row] = await this.db.query<TaskRow>(
@@ -193,13 +212,23 @@ export class TasksService {
   })
   async runnable(@McpCaller() principal: KaduPrincipal) {
     const ctx = await this.orgs.of(principal);
-    const rows = await this.db.query<TaskRow>('select * from tasks where org_id = $1 and deleted_at is null order by id desc limit 200', [ctx.orgId]);
+    const rows = await this.db.query<TaskRow>(
+      'select * from tasks where org_id = $1 and deleted_at is null order by id desc limit 200',
+      [ctx.orgId],
+    );
     const mayLaunch = (t: TaskRow) =>
       (!t.launch_policy.roles.length && !t.launch_policy.member_ids.length) ||
       t.launch_policy.roles.includes(principal.role) ||
       t.launch_policy.member_ids.includes(ctx.memberId);
     return {
-      data: rows.filter(mayLaunch).map((t) => ({ id: t.id, name: t.name, description: t.description, kind: t.kind, cost_cap: t.cost_cap, input_schema: t.input_schema })),
+      data: rows.filter(mayLaunch).map((t) => ({
+        id: t.id,
+        name: t.name,
+        description: t.description,
+        kind: t.kind,
+        cost_cap: t.cost_cap,
+        input_schema: t.input_schema,
+      })),
     };
   }
 
@@ -212,15 +241,24 @@ export class TasksService {
 
   private async checkWebhooks(orgId: string, dto: DestinationsDto): Promise<void> {
     for (const d of dto.destinations) {
-      const found = isId(d.webhook_id) ? await this.db.query('select 1 from webhooks where id = $1 and org_id = $2 and deleted_at is null', [d.webhook_id, orgId]) : [];
-      if (!found.length) throw new ApiError(404, 'not_found', 'Not found', `No such webhook: ${d.webhook_id}`, 'destinations');
+      const found = isId(d.webhook_id)
+        ? await this.db.query('select 1 from webhooks where id = $1 and org_id = $2 and deleted_at is null', [
+            d.webhook_id,
+            orgId,
+          ])
+        : [];
+      if (!found.length)
+        throw new ApiError(404, 'not_found', 'Not found', `No such webhook: ${d.webhook_id}`, 'destinations');
     }
   }
 
   /** A live task of the org, or 404 (missing, foreign and deleted look the same). */
   async load(q: Queryable, orgId: string, taskId: string): Promise<TaskRow> {
     const id = assertId(taskId, 'task');
-    const [row] = await q.query<TaskRow>('select * from tasks where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+    const [row] = await q.query<TaskRow>('select * from tasks where id = $1 and org_id = $2 and deleted_at is null', [
+      id,
+      orgId,
+    ]);
     if (!row) throw ApiError.notFound('task');
     return row;
   }

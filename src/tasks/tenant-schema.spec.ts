@@ -14,7 +14,9 @@ describe('tenant JSON Schemas', () => {
     expect(local({ a: 1 })).toBe(true);
     expect(local({ a: 'x' })).toBe(false);
     for (const ref of ['urn:x:del', 'https://example.com/s.json', 'other.json#/a', 'file:///etc/passwd']) {
-      expect(() => compileTenantSchema({ properties: { a: { $ref: ref } } }), ref).toThrow(/points outside this schema/);
+      expect(() => compileTenantSchema({ properties: { a: { $ref: ref } } }), ref).toThrow(
+        /points outside this schema/,
+      );
     }
   });
 
@@ -31,8 +33,16 @@ describe('tenant JSON Schemas', () => {
     const validate = compileTenantSchema({ type: 'array', uniqueItems: true });
     const distinct = Array.from({ length: 16_000 }, (_, i) => [i, i + 1]);
     expect(validate(distinct)).toBe(true);
-    expect(validate([{ a: 1, b: 2 }, { b: 2, a: 1 }])).toBe(false);
-    expect(validate.errors?.[0]).toMatchObject({ keyword: 'uniqueItems', message: 'must NOT have duplicate items (items ## 0 and 1 are identical)' });
+    expect(
+      validate([
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ]),
+    ).toBe(false);
+    expect(validate.errors?.[0]).toMatchObject({
+      keyword: 'uniqueItems',
+      message: 'must NOT have duplicate items (items ## 0 and 1 are identical)',
+    });
   });
 
   it('refuses $async, too deep, too many nodes, too many or too long patterns', () => {
@@ -45,9 +55,13 @@ describe('tenant JSON Schemas', () => {
     const many = { properties: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`p${i}`, { pattern: 'a' }])) };
     expect(() => compileTenantSchema(many)).toThrow(/more than 8 regular expressions/);
     expect(() => compileTenantSchema({ pattern: 'a'.repeat(513) })).toThrow(/longer than 512/);
-    expect(() => compileTenantSchema({ pattern: '^\\p{L}{500}$' })).toThrow(/too complex \(50\d RE2 instructions; limit 250\)/);
+    expect(() => compileTenantSchema({ pattern: '^\\p{L}{500}$' })).toThrow(
+      /too complex \(50\d RE2 instructions; limit 250\)/,
+    );
     expect(compileTenantSchema({ pattern: '^[a-z]{1,90}$' })('abc')).toBe(true);
-    expect(() => compileTenantSchema({ pattern: '^\\p{L}{1,120}$' })).toThrow(/too complex together \(over 20000 RE2 units\)/);
+    expect(() => compileTenantSchema({ pattern: '^\\p{L}{1,120}$' })).toThrow(
+      /too complex together \(over 20000 RE2 units\)/,
+    );
     expect(compileTenantSchema({ pattern: '^\\p{L}+$' })('été')).toBe(true);
   });
 

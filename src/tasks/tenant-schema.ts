@@ -13,7 +13,14 @@ const Ajv = require('ajv') as typeof import('ajv').default;
  * limit bounds the compile; patterns × object keys bound `patternProperties`; RE2 program size
  * and weight bound each match.
  */
-export const SCHEMA_LIMITS = { depth: 32, nodes: 300, patterns: 8, patternLength: 512, patternInstructions: 250, patternWeight: 20_000 } as const;
+export const SCHEMA_LIMITS = {
+  depth: 32,
+  nodes: 300,
+  patterns: 8,
+  patternLength: 512,
+  patternInstructions: 250,
+  patternWeight: 20_000,
+} as const;
 
 /** Why a schema cannot be used, in words for the 422 detail. */
 export class SchemaRefused extends Error {}
@@ -38,13 +45,17 @@ function re2Engine(): ((pattern: string) => Matcher) & { code: string } {
       const prog = re.re2().prog as { numInst(): number; inst: { runes?: ArrayLike<number> }[] };
       const size = prog.numInst();
       if (size > SCHEMA_LIMITS.patternInstructions) {
-        throw new SchemaRefused(`the pattern "${pattern.slice(0, 100)}" is too complex (${size} RE2 instructions; limit ${SCHEMA_LIMITS.patternInstructions}): use smaller repetition counts`);
+        throw new SchemaRefused(
+          `the pattern "${pattern.slice(0, 100)}" is too complex (${size} RE2 instructions; limit ${SCHEMA_LIMITS.patternInstructions}): use smaller repetition counts`,
+        );
       }
       // Instructions plus character-class ranges: what compiling and matching actually cost
       // (\p{L} alone is ~700 ranges; repeated 100 times it is the slow case).
       weight += prog.inst.reduce((sum, inst) => sum + 1 + (inst.runes?.length ?? 0), 0);
       if (weight > SCHEMA_LIMITS.patternWeight) {
-        throw new SchemaRefused(`the patterns are too complex together (over ${SCHEMA_LIMITS.patternWeight} RE2 units): repeat large classes such as \\p{L} less`);
+        throw new SchemaRefused(
+          `the patterns are too complex together (over ${SCHEMA_LIMITS.patternWeight} RE2 units): repeat large classes such as \\p{L} less`,
+        );
       }
       matcher = { test: (text) => re.test(text) };
       compiled.set(pattern, matcher);
@@ -65,7 +76,13 @@ const uniqueItems: SchemaValidateFunction = (schema: boolean, data: unknown[]): 
     const key = itemKey(data[i]);
     const first = seen.get(key);
     if (first !== undefined) {
-      uniqueItems.errors = [{ keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${first} and ${i} are identical)`, params: { i: first, j: i } }];
+      uniqueItems.errors = [
+        {
+          keyword: 'uniqueItems',
+          message: `must NOT have duplicate items (items ## ${first} and ${i} are identical)`,
+          params: { i: first, j: i },
+        },
+      ];
       return false;
     }
     seen.set(key, i);
@@ -108,15 +125,19 @@ function checkShape(schema: Record<string, unknown>, re2: (pattern: string) => M
   let nodes = 0;
   let patterns = 0;
   const pattern = (text: unknown, where: string): void => {
-    if (++patterns > SCHEMA_LIMITS.patterns) throw new SchemaRefused(`more than ${SCHEMA_LIMITS.patterns} regular expressions`);
+    if (++patterns > SCHEMA_LIMITS.patterns)
+      throw new SchemaRefused(`more than ${SCHEMA_LIMITS.patterns} regular expressions`);
     if (typeof text !== 'string') return;
-    if (text.length > SCHEMA_LIMITS.patternLength) throw new SchemaRefused(`${where} is longer than ${SCHEMA_LIMITS.patternLength} characters`);
+    if (text.length > SCHEMA_LIMITS.patternLength)
+      throw new SchemaRefused(`${where} is longer than ${SCHEMA_LIMITS.patternLength} characters`);
     // Every pattern, even one ajv would never run (e.g. under an always-valid schema), must be RE2.
     try {
       re2(text);
     } catch (error) {
       if (error instanceof SchemaRefused) throw error;
-      throw new SchemaRefused(`${where} "${text.slice(0, 100)}" is not supported (RE2 syntax: no lookaround or backreferences): ${(error as Error).message}`);
+      throw new SchemaRefused(
+        `${where} "${text.slice(0, 100)}" is not supported (RE2 syntax: no lookaround or backreferences): ${(error as Error).message}`,
+      );
     }
   };
   while (stack.length) {
@@ -127,12 +148,19 @@ function checkShape(schema: Record<string, unknown>, re2: (pattern: string) => M
     const entries = Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node);
     for (const [key, value] of entries) {
       if (!data && !Array.isArray(node)) {
-        if ((key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef') && typeof value === 'string' && !value.startsWith('#')) {
-          throw new SchemaRefused(`${key} "${value.slice(0, 100)}" points outside this schema; only references inside it ("#…") are allowed`);
+        if (
+          (key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef') &&
+          typeof value === 'string' &&
+          !value.startsWith('#')
+        ) {
+          throw new SchemaRefused(
+            `${key} "${value.slice(0, 100)}" points outside this schema; only references inside it ("#…") are allowed`,
+          );
         }
         if (key === '$async' && value !== false) throw new SchemaRefused('$async schemas are not supported');
         if (key === 'pattern' && typeof value === 'string') pattern(value, 'a pattern');
-        if (key === 'patternProperties' && value !== null && typeof value === 'object') for (const p of Object.keys(value)) pattern(p, 'a patternProperties key');
+        if (key === 'patternProperties' && value !== null && typeof value === 'object')
+          for (const p of Object.keys(value)) pattern(p, 'a patternProperties key');
       }
       stack.push([value, depth + 1, data || (!Array.isArray(node) && DATA_KEYWORDS.has(key))]);
     }

@@ -1,4 +1,11 @@
-import { type Attributes, type Counter, type Histogram, metrics, type ObservableGauge, type ObservableResult } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Counter,
+  type Histogram,
+  metrics,
+  type ObservableGauge,
+  type ObservableResult,
+} from '@opentelemetry/api';
 
 /**
  * The app's own instruments (the MCP ones live in the module). Created on first use, after the
@@ -22,7 +29,8 @@ function get(): Instruments {
   instruments = {
     requests: meter.createCounter('kadu.requests', {
       unit: '{request}',
-      description: 'HTTP requests answered, by door (mcp, api, other) and outcome (ok, tool_error, refused, rate_limited, unavailable, error).',
+      description:
+        'HTTP requests answered, by door (mcp, api, other) and outcome (ok, tool_error, refused, rate_limited, unavailable, error).',
     }),
     requestDuration: meter.createHistogram('http.server.request.duration', {
       unit: 's',
@@ -31,7 +39,8 @@ function get(): Instruments {
     }),
     executions: meter.createCounter('kadu.executions.finished', {
       unit: '{execution}',
-      description: 'Executions that reached an outcome, by status (succeeded, failed, canceled, awaiting_input) and error code.',
+      description:
+        'Executions that reached an outcome, by status (succeeded, failed, canceled, awaiting_input) and error code.',
     }),
     webhookAttempts: meter.createCounter('kadu.webhooks.attempts', {
       unit: '{attempt}',
@@ -47,7 +56,12 @@ function get(): Instruments {
 
 export type RequestOutcome = 'ok' | 'tool_error' | 'refused' | 'rate_limited' | 'unavailable' | 'error';
 
-export function recordRequest(door: 'mcp' | 'api' | 'other', outcome: RequestOutcome, seconds: number, http: Attributes): void {
+export function recordRequest(
+  door: 'mcp' | 'api' | 'other',
+  outcome: RequestOutcome,
+  seconds: number,
+  http: Attributes,
+): void {
   const i = get();
   i.requests.add(1, { 'kadu.door': door, 'kadu.outcome': outcome });
   i.requestDuration.record(seconds, http);
@@ -58,7 +72,10 @@ export function recordExecutionOutcome(status: string, errorCode?: string): void
 }
 
 export function recordWebhookAttempt(outcome: 'delivered' | 'retry' | 'failed', httpStatus?: number): void {
-  get().webhookAttempts.add(1, { 'kadu.webhook.outcome': outcome, ...(httpStatus ? { 'http.response.status_code': httpStatus } : {}) });
+  get().webhookAttempts.add(1, {
+    'kadu.webhook.outcome': outcome,
+    ...(httpStatus ? { 'http.response.status_code': httpStatus } : {}),
+  });
 }
 
 /** Observes the queue depth at each collection until the returned function is called. */
@@ -66,7 +83,10 @@ export function observeQueueDepth(depth: () => Promise<number>): () => void {
   const gauge = get().queueDepth;
   const callback = async (result: ObservableResult): Promise<void> => {
     // A queue that cannot be reached is not observed rather than holding up the collection.
-    const value = await Promise.race([depth(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref())]).catch(() => undefined);
+    const value = await Promise.race([
+      depth(),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1000).unref()),
+    ]).catch(() => undefined);
     if (value !== undefined) result.observe(value);
   };
   gauge.addCallback(callback);

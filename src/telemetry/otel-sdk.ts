@@ -8,7 +8,12 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { ConsoleMetricExporter, MeterProvider, type MetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  ConsoleMetricExporter,
+  MeterProvider,
+  type MetricReader,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
@@ -27,19 +32,35 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
   register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
 
-  const resource = resourceFromAttributes({ 'service.name': config.serviceName }).merge(detectResources({ detectors: [envDetector] }));
+  const resource = resourceFromAttributes({ 'service.name': config.serviceName }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
   const tracerProvider = config.traces
     ? new NodeTracerProvider({
         resource,
-        spanProcessors: [new BatchSpanProcessor(config.traces === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter())],
+        spanProcessors: [
+          new BatchSpanProcessor(config.traces === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()),
+        ],
       })
     : undefined;
   // W3C trace context and baggage propagators, and the AsyncLocalStorage context manager.
   tracerProvider?.register();
 
   const readers: MetricReader[] = [];
-  if (config.metrics.otlp) readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: config.metricIntervalMs }));
-  if (config.metrics.console) readers.push(new PeriodicExportingMetricReader({ exporter: new ConsoleMetricExporter(), exportIntervalMillis: config.metricIntervalMs }));
+  if (config.metrics.otlp)
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(),
+        exportIntervalMillis: config.metricIntervalMs,
+      }),
+    );
+  if (config.metrics.console)
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: new ConsoleMetricExporter(),
+        exportIntervalMillis: config.metricIntervalMs,
+      }),
+    );
   const prometheus = config.metrics.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   if (prometheus) readers.push(prometheus);
   const meterProvider = readers.length ? new MeterProvider({ resource, readers }) : undefined;
@@ -50,7 +71,11 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
     meterProvider,
     instrumentations: [
       // Incoming requests are traced by the app (REST) and the module (MCP); only calls out here.
-      new HttpInstrumentation({ ignoreIncomingRequestHook: () => true, requireParentforOutgoingSpans: true, disableIncomingRequestInstrumentation: true }),
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: () => true,
+        requireParentforOutgoingSpans: true,
+        disableIncomingRequestInstrumentation: true,
+      }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   });
@@ -63,7 +88,8 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
       const target = config.metrics.prometheus;
       if (!prometheus || !target) return;
       server = createServer((req, res) => {
-        if (req.method === 'GET' && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) prometheus.getMetricsRequestHandler(req, res);
+        if (req.method === 'GET' && (req.url === '/metrics' || req.url?.startsWith('/metrics?')))
+          prometheus.getMetricsRequestHandler(req, res);
         else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found: the metrics are at /metrics\n');
       });
       await new Promise<void>((resolve, reject) => {

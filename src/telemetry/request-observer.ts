@@ -1,5 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { type Attributes, context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { mcpRequestSummary } from '@kobana/nest-mcp';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
@@ -23,7 +31,15 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       ? undefined
       : tracer.startSpan(
           req.method,
-          { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path, 'url.scheme': req.protocol, 'network.protocol.version': req.httpVersion } },
+          {
+            kind: SpanKind.SERVER,
+            attributes: {
+              'http.request.method': req.method,
+              'url.path': req.path,
+              'url.scheme': req.protocol,
+              'network.protocol.version': req.httpVersion,
+            },
+          },
           propagation.extract(context.active(), req.headers),
         );
     let done = false;
@@ -36,7 +52,12 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       const mcp = isMcp ? mcpRequestSummary(req) : undefined;
       const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
       const outcome = outcomeOf(status, mcp?.errorType);
-      const http: Attributes = { 'http.request.method': req.method, 'http.route': route, 'http.response.status_code': status, ...(status >= 500 ? { 'error.type': String(status) } : {}) };
+      const http: Attributes = {
+        'http.request.method': req.method,
+        'http.route': route,
+        'http.response.status_code': status,
+        ...(status >= 500 ? { 'error.type': String(status) } : {}),
+      };
       recordRequest(door, outcome, seconds, http);
       if (span) {
         span.updateName(`${req.method} ${route}`);
@@ -48,21 +69,30 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       const principal = (req as Request & { user?: Partial<KaduPrincipal> }).user;
       // 'finish' fires outside the request's context: the line is written back inside its span.
       const spanContext = span?.spanContext() ?? mcp?.spanContext;
-      const write = (): void => accessLog.info(
-        {
-          event: 'http.request',
-          method: req.method,
-          route,
-          status,
-          duration_ms: Math.round(seconds * 10_000) / 10,
-          request_id: res.getHeader('Request-Id'),
-          door,
-          outcome,
-          ...(mcp ? { mcp_method: mcp.method, mcp_target: mcp.target, mcp_era: mcp.era, mcp_protocol_version: mcp.protocolVersion, mcp_error: mcp.errorType } : {}),
-          ...(principal?.org ? { org: principal.org, subject: principal.subject } : {}),
-        },
-        `${req.method} ${route} ${status}`,
-      );
+      const write = (): void =>
+        accessLog.info(
+          {
+            event: 'http.request',
+            method: req.method,
+            route,
+            status,
+            duration_ms: Math.round(seconds * 10_000) / 10,
+            request_id: res.getHeader('Request-Id'),
+            door,
+            outcome,
+            ...(mcp
+              ? {
+                  mcp_method: mcp.method,
+                  mcp_target: mcp.target,
+                  mcp_era: mcp.era,
+                  mcp_protocol_version: mcp.protocolVersion,
+                  mcp_error: mcp.errorType,
+                }
+              : {}),
+            ...(principal?.org ? { org: principal.org, subject: principal.subject } : {}),
+          },
+          `${req.method} ${route} ${status}`,
+        );
       if (spanContext) context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), write);
       else write();
     };

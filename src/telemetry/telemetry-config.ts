@@ -13,7 +13,11 @@
  */
 export interface TelemetryConfig {
   readonly traces: 'otlp' | 'console' | undefined;
-  readonly metrics: { readonly otlp: boolean; readonly console: boolean; readonly prometheus?: { readonly host: string; readonly port: number } };
+  readonly metrics: {
+    readonly otlp: boolean;
+    readonly console: boolean;
+    readonly prometheus?: { readonly host: string; readonly port: number };
+  };
   readonly serviceName: string;
   readonly metricIntervalMs: number;
   /** Problems of these variables, reported with the rest of the configuration at start-up. */
@@ -22,30 +26,47 @@ export interface TelemetryConfig {
 
 export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
   const problems: string[] = [];
-  const off: TelemetryConfig = { traces: undefined, metrics: { otlp: false, console: false }, serviceName: 'kadu', metricIntervalMs: 60_000, problems };
+  const off: TelemetryConfig = {
+    traces: undefined,
+    metrics: { otlp: false, console: false },
+    serviceName: 'kadu',
+    metricIntervalMs: 60_000,
+    problems,
+  };
   if (env.OTEL_SDK_DISABLED === 'true') return off;
   const list = (name: string, allowed: string[]): string[] | undefined => {
     const value = env[name]?.trim();
     if (!value) return undefined;
-    const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = items.filter((i) => !allowed.includes(i));
-    if (unknown.length) problems.push(`${name}: unsupported exporter(s) ${unknown.join(', ')} (use ${allowed.join(', ')})`);
+    if (unknown.length)
+      problems.push(`${name}: unsupported exporter(s) ${unknown.join(', ')} (use ${allowed.join(', ')})`);
     return items;
   };
   const otlpTraces = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   const otlpMetrics = Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT);
   const traces = list('OTEL_TRACES_EXPORTER', ['otlp', 'console', 'none']) ?? (otlpTraces ? ['otlp'] : []);
-  const metrics = list('OTEL_METRICS_EXPORTER', ['otlp', 'prometheus', 'console', 'none']) ?? (otlpMetrics ? ['otlp'] : []);
+  const metrics =
+    list('OTEL_METRICS_EXPORTER', ['otlp', 'prometheus', 'console', 'none']) ?? (otlpMetrics ? ['otlp'] : []);
   const port = env.OTEL_EXPORTER_PROMETHEUS_PORT ?? '9464';
-  if (metrics.includes('prometheus') && !/^\d{1,5}$/.test(port)) problems.push(`OTEL_EXPORTER_PROMETHEUS_PORT must be a port number, got '${port}'`);
+  if (metrics.includes('prometheus') && !/^\d{1,5}$/.test(port))
+    problems.push(`OTEL_EXPORTER_PROMETHEUS_PORT must be a port number, got '${port}'`);
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
-  if (!Number.isFinite(interval) || interval < 100) problems.push(`OTEL_METRIC_EXPORT_INTERVAL must be a number of milliseconds, got '${env.OTEL_METRIC_EXPORT_INTERVAL}'`);
+  if (!Number.isFinite(interval) || interval < 100)
+    problems.push(
+      `OTEL_METRIC_EXPORT_INTERVAL must be a number of milliseconds, got '${env.OTEL_METRIC_EXPORT_INTERVAL}'`,
+    );
   return {
     traces: traces.includes('otlp') ? 'otlp' : traces.includes('console') ? 'console' : undefined,
     metrics: {
       otlp: metrics.includes('otlp'),
       console: metrics.includes('console'),
-      prometheus: metrics.includes('prometheus') ? { host: env.OTEL_EXPORTER_PROMETHEUS_HOST || '127.0.0.1', port: Number(port) } : undefined,
+      prometheus: metrics.includes('prometheus')
+        ? { host: env.OTEL_EXPORTER_PROMETHEUS_HOST || '127.0.0.1', port: Number(port) }
+        : undefined,
     },
     serviceName: env.OTEL_SERVICE_NAME || 'kadu',
     metricIntervalMs: Number.isFinite(interval) && interval >= 100 ? interval : 60_000,
@@ -53,7 +74,8 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
   };
 }
 
-export const telemetryEnabled = (c: TelemetryConfig): boolean => Boolean(c.traces || c.metrics.otlp || c.metrics.console || c.metrics.prometheus);
+export const telemetryEnabled = (c: TelemetryConfig): boolean =>
+  Boolean(c.traces || c.metrics.otlp || c.metrics.console || c.metrics.prometheus);
 
 /** What runs, for the banner and the shutdown. */
 export interface Telemetry {
@@ -66,4 +88,8 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-export const noTelemetry = (config: TelemetryConfig): Telemetry => ({ config, serveMetrics: async () => undefined, shutdown: async () => undefined });
+export const noTelemetry = (config: TelemetryConfig): Telemetry => ({
+  config,
+  serveMetrics: async () => undefined,
+  shutdown: async () => undefined,
+});

@@ -17,7 +17,8 @@ export function tracedDatabase(db: Database): Database {
   return {
     driver: db.driver,
     query: traced(db).query,
-    transaction: <T>(work: (tx: Queryable) => Promise<T>) => withSpan(system, 'transaction', () => db.transaction((tx) => work(traced(tx)))),
+    transaction: <T>(work: (tx: Queryable) => Promise<T>) =>
+      withSpan(system, 'transaction', () => db.transaction((tx) => work(traced(tx)))),
     ping: () => db.ping(),
     close: () => db.close(),
   };
@@ -28,7 +29,14 @@ async function withSpan<T>(system: string, sql: string, run: () => Promise<T>): 
   const operation = /^\s*(\w+)/.exec(sql)?.[1]?.toLowerCase() ?? 'query';
   return tracer.startActiveSpan(
     operation,
-    { kind: SpanKind.CLIENT, attributes: { 'db.system.name': system, 'db.operation.name': operation, ...(sql !== 'transaction' ? { 'db.query.text': sql.replace(/\s+/g, ' ').trim() } : {}) } },
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'db.system.name': system,
+        'db.operation.name': operation,
+        ...(sql !== 'transaction' ? { 'db.query.text': sql.replace(/\s+/g, ' ').trim() } : {}),
+      },
+    },
     async (span: Span) => {
       try {
         return await run();

@@ -27,18 +27,22 @@ export class TracedExecutionQueue implements ExecutionQueue {
   }
 
   enqueue(executionId: string): Promise<void> {
-    return tracer.startActiveSpan('send executions', { kind: SpanKind.PRODUCER, attributes: messaging(this.system, 'send', executionId) }, async (span) => {
-      const carrier: Record<string, string> = {};
-      propagation.inject(context.active(), carrier);
-      try {
-        await this.inner.enqueue(executionId, Object.keys(carrier).length ? carrier : undefined);
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return tracer.startActiveSpan(
+      'send executions',
+      { kind: SpanKind.PRODUCER, attributes: messaging(this.system, 'send', executionId) },
+      async (span) => {
+        const carrier: Record<string, string> = {};
+        propagation.inject(context.active(), carrier);
+        try {
+          await this.inner.enqueue(executionId, Object.keys(carrier).length ? carrier : undefined);
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void> {
@@ -46,7 +50,15 @@ export class TracedExecutionQueue implements ExecutionQueue {
       const origin = run.trace ? trace.getSpanContext(propagation.extract(ROOT_CONTEXT, run.trace)) : undefined;
       return tracer.startActiveSpan(
         'process executions',
-        { kind: SpanKind.CONSUMER, root: true, links: origin ? [{ context: origin }] : [], attributes: { ...messaging(this.system, 'process', run.executionId), 'kadu.execution.redelivered': run.redelivered } },
+        {
+          kind: SpanKind.CONSUMER,
+          root: true,
+          links: origin ? [{ context: origin }] : [],
+          attributes: {
+            ...messaging(this.system, 'process', run.executionId),
+            'kadu.execution.redelivered': run.redelivered,
+          },
+        },
         async (span) => {
           try {
             await worker(run);

@@ -7,12 +7,19 @@ const tracer = trace.getTracer('kadu.webhooks');
  * at once (the execution's span), else of nothing. Its HTTP POST is a child span (the http
  * instrumentation), whose `traceparent` header lets the receiver continue the trace.
  */
-export function traceDeliveryAttempt<T>(delivery: { id: string; event: string; attempts: number }, attempt: () => Promise<T>): Promise<T> {
+export function traceDeliveryAttempt<T>(
+  delivery: { id: string; event: string; attempts: number },
+  attempt: () => Promise<T>,
+): Promise<T> {
   return tracer.startActiveSpan(
     'deliver webhook',
     {
       kind: SpanKind.INTERNAL,
-      attributes: { 'kadu.webhook.delivery_id': delivery.id, 'kadu.webhook.event': delivery.event, 'kadu.webhook.attempt': delivery.attempts + 1 },
+      attributes: {
+        'kadu.webhook.delivery_id': delivery.id,
+        'kadu.webhook.event': delivery.event,
+        'kadu.webhook.attempt': delivery.attempts + 1,
+      },
     },
     async (span) => {
       try {

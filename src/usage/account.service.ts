@@ -14,7 +14,14 @@ export class AccountService {
     private readonly orgs: OrgContextService,
   ) {}
 
-  @McpResource({ uri: 'kobana://kadu/me', name: 'me', title: 'Me', description: 'Your organisation, plan, member record, role and scopes.', mimeType: 'application/json', ...PERMISSIONS.me })
+  @McpResource({
+    uri: 'kobana://kadu/me',
+    name: 'me',
+    title: 'Me',
+    description: 'Your organisation, plan, member record, role and scopes.',
+    mimeType: 'application/json',
+    ...PERMISSIONS.me,
+  })
   @McpTool({
     name: 'kadu_me_get',
     title: 'Who am I',
@@ -37,7 +44,14 @@ export class AccountService {
     };
   }
 
-  @McpResource({ uri: 'kobana://kadu/usage', name: 'usage', title: 'Usage', description: "This month's spend against the plan budget.", mimeType: 'application/json', ...PERMISSIONS.usageRead })
+  @McpResource({
+    uri: 'kobana://kadu/usage',
+    name: 'usage',
+    title: 'Usage',
+    description: "This month's spend against the plan budget.",
+    mimeType: 'application/json',
+    ...PERMISSIONS.usageRead,
+  })
   @McpTool({
     name: 'kadu_usage_get',
     title: 'Usage this month',

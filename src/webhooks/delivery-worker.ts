@@ -1,7 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type BeforeApplicationShutdown,
+} from '@nestjs/common';
 import { SecretBox } from '../common/secret-box.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
@@ -147,7 +153,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
         },
         (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode, retry: (res.statusCode ?? 500) >= 500 || res.statusCode === 429 }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode, retry: (res.statusCode ?? 500) >= 500 || res.statusCode === 429 }),
+          );
         },
       );
       req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -157,7 +165,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
   }
 }
 
-type LookupCallback = (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+type LookupCallback = (
+  error: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
 
 /** A `lookup` that always answers the checked address (Node asks for `all` when it races families). */
 function pinnedLookup(address: string, family: 4 | 6) {

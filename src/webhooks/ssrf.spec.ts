@@ -1,12 +1,23 @@
 import { checkWebhookUrl, isAddressAllowed } from './ssrf.js';
 
 describe('SSRF address policy', () => {
-  it.each(['10.1.2.3', '172.16.0.1', '192.168.0.10', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', 'fc00::1', 'fe80::1', '::ffff:10.0.0.1', '::'])(
-    'refuses %s',
-    (address) => expect(isAddressAllowed(address, true)).toBe(false),
-  );
+  it.each([
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.0.10',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    'fc00::1',
+    'fe80::1',
+    '::ffff:10.0.0.1',
+    '::',
+  ])('refuses %s', (address) => expect(isAddressAllowed(address, true)).toBe(false));
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111'])('allows public %s', (address) => expect(isAddressAllowed(address, false)).toBe(true));
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700::1111'])('allows public %s', (address) =>
+    expect(isAddressAllowed(address, false)).toBe(true),
+  );
 
   it('allows loopback only when configured', () => {
     expect(isAddressAllowed('127.0.0.1', false)).toBe(false);

@@ -47,7 +47,8 @@ export async function checkWebhookUrl(raw: string, allowLoopback: boolean): Prom
   } catch {
     return { ok: false, reason: 'not a valid URL' };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'only http and https URLs are allowed' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, reason: 'only http and https URLs are allowed' };
   if (url.username || url.password) return { ok: false, reason: 'credentials in the URL are not allowed' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let address = host;
@@ -61,6 +62,7 @@ export async function checkWebhookUrl(raw: string, allowLoopback: boolean): Prom
       return { ok: false, reason: `the host ${host} does not resolve` };
     }
   }
-  if (!isAddressAllowed(address, allowLoopback)) return { ok: false, reason: `the address ${address} is private, loopback, link-local, reserved or an IPv4 tunnel` };
+  if (!isAddressAllowed(address, allowLoopback))
+    return { ok: false, reason: `the address ${address} is private, loopback, link-local, reserved or an IPv4 tunnel` };
   return { ok: true, url, address, family: family as 4 | 6 };
 }

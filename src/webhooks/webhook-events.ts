@@ -13,10 +13,17 @@ export class WebhookEvents {
   ) {}
 
   async emit(execution: ExecutionRow, event: string): Promise<void> {
-    const [task] = await this.db.query<{ destinations: { type: string; webhook_id: string }[] }>('select destinations from tasks where id = $1', [execution.task_id]);
+    const [task] = await this.db.query<{ destinations: { type: string; webhook_id: string }[] }>(
+      'select destinations from tasks where id = $1',
+      [execution.task_id],
+    );
     const ids = (task?.destinations ?? []).filter((d) => d.type === 'webhook').map((d) => d.webhook_id);
     if (!ids.length) return;
-    const payload = JSON.stringify({ event, created_at: new Date().toISOString(), data: { execution: executionView(execution) } });
+    const payload = JSON.stringify({
+      event,
+      created_at: new Date().toISOString(),
+      data: { execution: executionView(execution) },
+    });
     const hooks = await this.db.query<{ id: string; events: string[] }>(
       'select id, events from webhooks where org_id = $1 and id = any($2::text[]) and active and deleted_at is null',
       [execution.org_id, ids],

@@ -30,7 +30,13 @@ export class WebhooksService {
     private readonly worker: DeliveryWorker,
   ) {}
 
-  @McpTool({ name: 'kadu_webhooks_list', title: 'List webhooks', description: 'Lists webhooks (never their secrets).', annotations: hints('read', true), ...PERMISSIONS.webhooksRead })
+  @McpTool({
+    name: 'kadu_webhooks_list',
+    title: 'List webhooks',
+    description: 'Lists webhooks (never their secrets).',
+    annotations: hints('read', true),
+    ...PERMISSIONS.webhooksRead,
+  })
   async list(@McpCaller() principal: KaduPrincipal, @McpInput() query: PageQueryDto) {
     const ctx = await this.orgs.of(principal);
     const limit = limitOf(query);
@@ -51,7 +57,13 @@ export class WebhooksService {
     bind: { id: 'webhook_id' },
     ...PERMISSIONS.webhooksRead,
   })
-  @McpTool({ name: 'kadu_webhooks_get', title: 'Get a webhook', description: 'Gets a webhook (never its secret).', annotations: hints('read', true), ...PERMISSIONS.webhooksRead })
+  @McpTool({
+    name: 'kadu_webhooks_get',
+    title: 'Get a webhook',
+    description: 'Gets a webhook (never its secret).',
+    annotations: hints('read', true),
+    ...PERMISSIONS.webhooksRead,
+  })
   async get(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
     return { data: webhookView(await this.load(ctx.orgId, webhookId)) };
@@ -60,7 +72,8 @@ export class WebhooksService {
   @McpTool({
     name: 'kadu_webhooks_create',
     title: 'Create a webhook',
-    description: 'Creates a webhook that receives execution events. The signing secret is in this response only; deliveries carry X-Kadu-Signature: sha256=<hex HMAC of the body>.',
+    description:
+      'Creates a webhook that receives execution events. The signing secret is in this response only; deliveries carry X-Kadu-Signature: sha256=<hex HMAC of the body>.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
     preflight: 'checkCreate',
@@ -102,13 +115,26 @@ export class WebhooksService {
       const current = await this.load(ctx.orgId, webhookId);
       const [row] = await this.db.query<WebhookRow>(
         'update webhooks set url = $3, events = $4::jsonb, active = $5, updated_at = now() where id = $1 and org_id = $2 returning *',
-        [current.id, ctx.orgId, dto.url ?? current.url, JSON.stringify(dto.events ?? current.events), dto.active ?? current.active],
+        [
+          current.id,
+          ctx.orgId,
+          dto.url ?? current.url,
+          JSON.stringify(dto.events ?? current.events),
+          dto.active ?? current.active,
+        ],
       );
       return { data: webhookView(row!) };
     });
   }
 
-  @McpTool({ name: 'kadu_webhooks_delete', title: 'Delete a webhook', description: 'Deletes a webhook; nothing more is delivered to it.', annotations: hints('destructive', true), ...PERMISSIONS.webhooksWrite, preflight: 'get' })
+  @McpTool({
+    name: 'kadu_webhooks_delete',
+    title: 'Delete a webhook',
+    description: 'Deletes a webhook; nothing more is delivered to it.',
+    annotations: hints('destructive', true),
+    ...PERMISSIONS.webhooksWrite,
+    preflight: 'get',
+  })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
     const id = assertId(webhookId, 'webhook');
@@ -142,7 +168,8 @@ export class WebhooksService {
   @McpTool({
     name: 'kadu_webhook_deliveries_list',
     title: 'List webhook deliveries',
-    description: 'Lists webhook deliveries, newest first, optionally by webhook or status (pending, delivered, failed).',
+    description:
+      'Lists webhook deliveries, newest first, optionally by webhook or status (pending, delivered, failed).',
     annotations: hints('read', true),
     ...PERMISSIONS.webhooksRead,
   })
@@ -170,8 +197,17 @@ export class WebhooksService {
     bind: { id: 'delivery_id' },
     ...PERMISSIONS.webhooksRead,
   })
-  @McpTool({ name: 'kadu_webhook_deliveries_get', title: 'Get a webhook delivery', description: 'Gets one delivery: payload, status, attempts, last response code and error.', annotations: hints('read', true), ...PERMISSIONS.webhooksRead })
-  async getDelivery(@McpCaller() principal: KaduPrincipal, @McpArg('delivery_id', idArg('delivery')) deliveryId: string) {
+  @McpTool({
+    name: 'kadu_webhook_deliveries_get',
+    title: 'Get a webhook delivery',
+    description: 'Gets one delivery: payload, status, attempts, last response code and error.',
+    annotations: hints('read', true),
+    ...PERMISSIONS.webhooksRead,
+  })
+  async getDelivery(
+    @McpCaller() principal: KaduPrincipal,
+    @McpArg('delivery_id', idArg('delivery')) deliveryId: string,
+  ) {
     const ctx = await this.orgs.of(principal);
     return { data: deliveryView(await this.loadDelivery(ctx.orgId, deliveryId)) };
   }
@@ -179,7 +215,8 @@ export class WebhooksService {
   @McpTool({
     name: 'kadu_webhook_deliveries_replay',
     title: 'Replay a webhook delivery',
-    description: "Sends a delivery again, as a new delivery to the webhook's current URL. Each call is one more delivery.",
+    description:
+      "Sends a delivery again, as a new delivery to the webhook's current URL. Each call is one more delivery.",
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
     preflight: 'getDelivery',
@@ -216,19 +253,26 @@ export class WebhooksService {
 
   private async checkUrl(url: string): Promise<void> {
     const check = await checkWebhookUrl(url, this.config.webhookAllowLoopback);
-    if (!check.ok) throw new ApiError(422, 'url_not_allowed', 'URL not allowed', `Webhook URL refused: ${check.reason}`, 'url');
+    if (!check.ok)
+      throw new ApiError(422, 'url_not_allowed', 'URL not allowed', `Webhook URL refused: ${check.reason}`, 'url');
   }
 
   private async load(orgId: string, webhookId: string): Promise<WebhookRow> {
     const id = assertId(webhookId, 'webhook');
-    const [row] = await this.db.query<WebhookRow>('select * from webhooks where id = $1 and org_id = $2 and deleted_at is null', [id, orgId]);
+    const [row] = await this.db.query<WebhookRow>(
+      'select * from webhooks where id = $1 and org_id = $2 and deleted_at is null',
+      [id, orgId],
+    );
     if (!row) throw ApiError.notFound('webhook');
     return row;
   }
 
   private async loadDelivery(orgId: string, deliveryId: string): Promise<DeliveryRow> {
     const id = assertId(deliveryId, 'delivery');
-    const [row] = await this.db.query<DeliveryRow>('select * from webhook_deliveries where id = $1 and org_id = $2', [id, orgId]);
+    const [row] = await this.db.query<DeliveryRow>('select * from webhook_deliveries where id = $1 and org_id = $2', [
+      id,
+      orgId,
+    ]);
     if (!row) throw ApiError.notFound('delivery');
     return row;
   }

@@ -34,13 +34,17 @@ async function quickStart(): Promise<string> {
   const readme = await readFile(join(root, 'libs/mcp/README.md'), 'utf8');
   const after = readme.slice(readme.indexOf(QUICK_START_MARK) + QUICK_START_MARK.length);
   const block = /```ts\n([\s\S]*?)```/.exec(after);
-  if (!readme.includes(QUICK_START_MARK) || !block) throw new Error(`libs/mcp/README.md has no ${QUICK_START_MARK} followed by a ts block`);
+  if (!readme.includes(QUICK_START_MARK) || !block)
+    throw new Error(`libs/mcp/README.md has no ${QUICK_START_MARK} followed by a ts block`);
   return block[1]!;
 }
 
 async function install(name: string, appModule: string): Promise<void> {
   const dir = join(scratch, name);
-  await cp(join(root, 'test/adopters', name), dir, { recursive: true, filter: (src) => !/node_modules|dist/.test(src.slice(root.length)) });
+  await cp(join(root, 'test/adopters', name), dir, {
+    recursive: true,
+    filter: (src) => !/node_modules|dist/.test(src.slice(root.length)),
+  });
   await writeFile(join(dir, 'src/app.module.ts'), appModule);
   await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], { cwd: dir, env });
   // The app is compiled by the repository's TypeScript against the types the app installed.
@@ -48,7 +52,11 @@ async function install(name: string, appModule: string): Promise<void> {
 }
 
 function start(name: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: join(scratch, name), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: join(scratch, name),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
@@ -65,7 +73,10 @@ function start(name: string): Promise<{ child: ChildProcess; url: string; output
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kobana-adopters-'));
   // The build ran before the tests (pretest); packing again would only rebuild the same files.
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: join(root, 'libs/mcp'), env });
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
+    cwd: join(root, 'libs/mcp'),
+    env,
+  });
   const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   packedFiles = packed!.files.map((f) => f.path);
   await rename(join(scratch, packed!.filename), join(scratch, 'kobana-nest-mcp.tgz'));
@@ -81,15 +92,39 @@ afterAll(async () => {
 
 describe('the packed tarball', () => {
   it('holds both builds with their declarations, the README and no tests, fixtures or sources', () => {
-    expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/cjs/package.json', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/esm/testing/index.js']));
-    expect(packedFiles.filter((path) => /spec|fixture|(^|\/)test\/|\.ts$(?<!\.d\.ts)|tsconfig|scripts\//.test(path))).toEqual([]);
+    expect(packedFiles).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/cjs/package.json',
+        'dist/cjs/index.js',
+        'dist/cjs/index.d.ts',
+        'dist/esm/index.js',
+        'dist/esm/index.d.ts',
+        'dist/esm/testing/index.js',
+      ]),
+    );
+    expect(
+      packedFiles.filter((path) => /spec|fixture|(^|\/)test\/|\.ts$(?<!\.d\.ts)|tsconfig|scripts\//.test(path)),
+    ).toEqual([]);
   });
 
   it.each([
-    ['cjs-nest10', `const m = require('@kobana/nest-mcp'); const t = require('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`, 'commonjs'],
-    ['esm-nest12', `const m = await import('@kobana/nest-mcp'); const t = await import('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`, 'module'],
+    [
+      'cjs-nest10',
+      `const m = require('@kobana/nest-mcp'); const t = require('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`,
+      'commonjs',
+    ],
+    [
+      'esm-nest12',
+      `const m = await import('@kobana/nest-mcp'); const t = await import('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`,
+      'module',
+    ],
   ])('%s loads the package and its testing helpers by name', async (name, code, type) => {
-    const { stdout } = await run(process.execPath, ['--input-type', type, '-e', code], { cwd: join(scratch, name), env });
+    const { stdout } = await run(process.execPath, ['--input-type', type, '-e', code], {
+      cwd: join(scratch, name),
+      env,
+    });
     expect(stdout.trim()).toBe('function function');
   });
 });
@@ -101,7 +136,10 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
   it('@modelcontextprotocol/client 2.4.0 (2026-07-28) lists, calls, and runs the destructive tool only once the person confirms in the chat', async () => {
     const asked: string[] = [];
     let answer: 'accept' | 'decline' = 'decline';
-    const client = new ClientV2({ name: 'adopter-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } });
+    const client = new ClientV2(
+      { name: 'adopter-test', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+    );
     client.setRequestHandler('elicitation/create', async (req) => {
       asked.push((req.params as { message: string }).message);
       return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
@@ -114,8 +152,14 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
         ['notes_delete', false, true],
         ['notes_list', true, false],
       ]);
-      expect(tools.find((t) => t.name === 'notes_delete')!.inputSchema).toMatchObject({ properties: { id: { type: 'string' } }, required: ['id'] });
-      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([{ id: '1', text: 'Buy milk' }, { id: '2', text: 'Call Ana' }]);
+      expect(tools.find((t) => t.name === 'notes_delete')!.inputSchema).toMatchObject({
+        properties: { id: { type: 'string' } },
+        required: ['id'],
+      });
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([
+        { id: '1', text: 'Buy milk' },
+        { id: '2', text: 'Call Ana' },
+      ]);
 
       const declined = await client.callTool({ name: 'notes_delete', arguments: { id: '2' } });
       expect(declined.isError).toBe(true);
@@ -129,7 +173,9 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
       expect(confirmed.isError).toBeFalsy();
       expect(text(confirmed)).toEqual({ deleted: true });
       expect(asked).toHaveLength(2);
-      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([{ id: '1', text: 'Buy milk' }]);
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([
+        { id: '1', text: 'Buy milk' },
+      ]);
     } finally {
       await client.close();
     }
@@ -142,13 +188,19 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
     try {
       expect(transport.protocolVersion).toBe('2025-11-25');
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['notes_delete', 'notes_list']);
-      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toContainEqual({ id: '1', text: 'Buy milk' });
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toContainEqual({
+        id: '1',
+        text: 'Buy milk',
+      });
 
       const pending = await client.callTool({ name: 'notes_delete', arguments: { id: '1' } });
       expect(pending.isError).toBe(true);
       const { error } = text(pending) as { error: { code: string; approval_url: string } };
       expect(error.code).toBe('approval_required');
-      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toContainEqual({ id: '1', text: 'Buy milk' });
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toContainEqual({
+        id: '1',
+        text: 'Buy milk',
+      });
 
       const link = new URL(error.approval_url);
       expect(link.origin).toBe(endpoint().origin);
@@ -171,20 +223,28 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
   it("answers broken JSON with JSON-RPC -32700 although the app keeps Nest's default body parser", async () => {
     const res = await request(endpoint().origin)
       .post('/mcp')
-      .set({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' })
+      .set({
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-11-25',
+      })
       .send('{"jsonrpc":"2.0","id":1,');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) });
   });
 
   it("cuts a chunked body over 1 MiB off with the JSON-RPC 413 body although the app keeps Nest's default body parser", async () => {
-    const res = await rawPost(apps.get(name)!.url, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, async (write, end) => {
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
-        if (!(await write(chunk))) return;
-      }
-      end();
-    });
+    const res = await rawPost(
+      apps.get(name)!.url,
+      { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      async (write, end) => {
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
+          if (!(await write(chunk))) return;
+        }
+        end();
+      },
+    );
     expect(res.status).toBe(413);
     expect(res.body).toBe(SEED_413_BODY);
   });

@@ -34,8 +34,14 @@ describe('GET /api/v1/docs', () => {
     expect(csp).not.toMatch(/unsafe-|https?:|\*/);
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.text).not.toMatch(/<script>|<style|style=/);
-    const assets = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((url) => url.startsWith('/api/v1/docs/'));
-    expect(assets.sort()).toEqual(['/api/v1/docs/docs.js', '/api/v1/docs/swagger-ui-bundle.js', '/api/v1/docs/swagger-ui.css']);
+    const assets = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((m) => m[1]!)
+      .filter((url) => url.startsWith('/api/v1/docs/'));
+    expect(assets.sort()).toEqual([
+      '/api/v1/docs/docs.js',
+      '/api/v1/docs/swagger-ui-bundle.js',
+      '/api/v1/docs/swagger-ui.css',
+    ]);
     for (const asset of assets) {
       const file = await request(kadu.server).get(asset);
       expect(file.status, asset).toBe(200);
@@ -45,7 +51,13 @@ describe('GET /api/v1/docs', () => {
   });
 
   it('serves nothing else from the package folder', async () => {
-    for (const name of ['package.json', 'index.html', '..%2Fpackage.json', 'swagger-ui-bundle.js.map', 'oauth2-redirect.html']) {
+    for (const name of [
+      'package.json',
+      'index.html',
+      '..%2Fpackage.json',
+      'swagger-ui-bundle.js.map',
+      'oauth2-redirect.html',
+    ]) {
       const res = await request(kadu.server).get(`/api/v1/docs/${name}`);
       expect(res.status, name).toBe(404);
       expect(res.body.errors[0].code, name).toBe('not_found');
@@ -76,7 +88,9 @@ requires(chromium()).describe('the reference page in Chromium', () => {
     const doc = (await request(kadu.server).get('/api/v1/openapi.json')).body;
     await page.goto(`${base}/api/v1/docs`);
     const count = operationsOf(doc).length;
-    await page.waitForFunction(`document.querySelectorAll('.opblock').length === ${count}`, undefined, { timeout: 30_000 });
+    await page.waitForFunction(`document.querySelectorAll('.opblock').length === ${count}`, undefined, {
+      timeout: 30_000,
+    });
     expect(await page.locator('.opblock-summary-path').filter({ hasText: '/tasks/{id}/run' }).count()).toBe(1);
     expect(await page.locator('.opblock').count()).toBe(count);
     expect(await page.getByText('Kadu API', { exact: false }).first().isVisible()).toBe(true);
@@ -87,7 +101,10 @@ requires(chromium()).describe('the reference page in Chromium', () => {
 
   it('calls the API from the page with a pasted token (Authorize, Try it out, Execute)', async () => {
     const token = await kadu.token({ role: 'viewer', audience: 'api' });
-    await page.getByRole('button', { name: /authorize/i }).first().click();
+    await page
+      .getByRole('button', { name: /authorize/i })
+      .first()
+      .click();
     await page.locator('#auth-bearer-value').fill(token);
     await page.locator('.modal-ux button.authorize').click();
     await page.locator('.modal-ux button.btn-done').click();

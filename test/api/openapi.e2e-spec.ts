@@ -41,13 +41,19 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('describes exactly the routes the app serves under /api/v1', () => {
     const served = servedRoutes(kadu.app, '/api/v1').sort();
-    const described = operationsOf(doc).map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    const described = operationsOf(doc)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
     expect(served.length).toBeGreaterThanOrEqual(44);
     expect(described).toEqual(served);
   });
 
   it('names the bearer scheme with the API audience, and the scopes of each operation', () => {
-    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(doc.components.securitySchemes.bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
     expect(doc.components.securitySchemes.bearer.description).toContain(kadu.config.apiAudience);
     const scopes = (method: string, path: string) => doc.paths[path][method].security;
     expect(scopes('post', '/tasks/{id}/run')).toEqual([{ bearer: ['kadu.tasks.run'] }]);
@@ -60,20 +66,42 @@ describe('GET /api/v1/openapi.json', () => {
     const schemas = doc.components.schemas;
     expect(inline(schemas.ErrorBody, doc)).toMatchObject({
       required: ['status', 'errors'],
-      properties: { status: { type: 'integer' }, errors: { type: 'array', items: { required: ['code', 'title'], properties: { code: {}, title: {}, detail: {}, param: {} } } } },
+      properties: {
+        status: { type: 'integer' },
+        errors: {
+          type: 'array',
+          items: { required: ['code', 'title'], properties: { code: {}, title: {}, detail: {}, param: {} } },
+        },
+      },
     });
-    expect(inline(schemas.ListEnvelope, doc)).toMatchObject({ required: ['data', 'meta'], properties: { meta: { required: ['next_cursor', 'limit'], properties: { next_cursor: { type: ['string', 'null'] } } } } });
-    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'X-Idempotency-Key', in: 'header', required: false });
+    expect(inline(schemas.ListEnvelope, doc)).toMatchObject({
+      required: ['data', 'meta'],
+      properties: {
+        meta: { required: ['next_cursor', 'limit'], properties: { next_cursor: { type: ['string', 'null'] } } },
+      },
+    });
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({
+      name: 'X-Idempotency-Key',
+      in: 'header',
+      required: false,
+    });
     for (const { method, path, operation } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(inline(operation.responses, doc) as Json)) {
         expect(response.headers?.['Request-Id'], `${method} ${path} ${status}`).toBeDefined();
-        if (Number(status) >= 400) expect(response.content['application/json'].schema, `${method} ${path} ${status}`).toEqual(inline(schemas.ErrorBody, doc));
+        if (Number(status) >= 400)
+          expect(response.content['application/json'].schema, `${method} ${path} ${status}`).toEqual(
+            inline(schemas.ErrorBody, doc),
+          );
       }
     }
     const create = doc.paths['/tasks'].post;
     expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
-    expect(create.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Envelope' });
-    expect(doc.paths['/tasks'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ListEnvelope' });
+    expect(create.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Envelope',
+    });
+    expect(doc.paths['/tasks'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ListEnvelope',
+    });
     expect(doc.paths['/tasks/{id}/run'].post.responses).toHaveProperty('202');
   });
 });
@@ -93,7 +121,11 @@ describe('the description matches what the API does', () => {
       expect(missing.status, `${method} ${path}`).toBe(401);
       expect(missing.body.errors[0].code).toBe('unauthorized');
       if (needed.length === 0) continue;
-      const without = await kadu.token({ role: 'owner', audience: 'api', scopes: ALL_SCOPES.filter((s) => !needed.includes(s)) });
+      const without = await kadu.token({
+        role: 'owner',
+        audience: 'api',
+        scopes: ALL_SCOPES.filter((s) => !needed.includes(s)),
+      });
       const refused = await call(method, path, without);
       expect(refused.status, `${method} ${path}`).toBe(403);
       expect(refused.body.errors[0]).toMatchObject({ code: 'insufficient_scope' });
@@ -101,7 +133,9 @@ describe('the description matches what the API does', () => {
       const just = await kadu.token({ role: 'owner', audience: 'api', scopes: needed });
       const passed = await call(method, path, just);
       expect([401, 403], `${method} ${path} with ${needed.join(' ')}`).not.toContain(passed.status);
-      expect(Object.keys(operation.responses), `${method} ${path} answered ${passed.status}`).toContain(String(passed.status));
+      expect(Object.keys(operation.responses), `${method} ${path} answered ${passed.status}`).toContain(
+        String(passed.status),
+      );
     }
     expect(bearerOperations().length).toBeGreaterThanOrEqual(39);
   });
@@ -112,16 +146,33 @@ describe('the description matches what the API does', () => {
     const fits = (res: request.Response, method: string, path: string) => {
       const response = inline(doc.paths[path][method].responses[String(res.status)], doc);
       expect(response, `${method} ${path} ${res.status} is documented`).toBeDefined();
-      for (const header of Object.keys(response.headers)) if (header === 'Request-Id' || header.startsWith('RateLimit')) expect(res.headers[header.toLowerCase()], header).toBeDefined();
+      for (const header of Object.keys(response.headers))
+        if (header === 'Request-Id' || header.startsWith('RateLimit'))
+          expect(res.headers[header.toLowerCase()], header).toBeDefined();
       const validate = ajv.compile(response.content['application/json'].schema);
       expect(validate(res.body) ? [] : validate.errors, `${method} ${path} ${res.status}`).toEqual([]);
     };
-    const created = await client.rest('post', '/api/v1/tasks', { name: 'Echo', kind: 'echo', cost_cap: 3 }, { 'X-Idempotency-Key': 'openapi-1' });
+    const created = await client.rest(
+      'post',
+      '/api/v1/tasks',
+      { name: 'Echo', kind: 'echo', cost_cap: 3 },
+      { 'X-Idempotency-Key': 'openapi-1' },
+    );
     expect(created.status).toBe(201);
     fits(created, 'post', '/tasks');
-    const replayed = await client.rest('post', '/api/v1/tasks', { name: 'Echo', kind: 'echo', cost_cap: 3 }, { 'X-Idempotency-Key': 'openapi-1' });
+    const replayed = await client.rest(
+      'post',
+      '/api/v1/tasks',
+      { name: 'Echo', kind: 'echo', cost_cap: 3 },
+      { 'X-Idempotency-Key': 'openapi-1' },
+    );
     expect(replayed.body).toEqual(created.body);
-    const mismatch = await client.rest('post', '/api/v1/tasks', { name: 'Other', kind: 'echo', cost_cap: 3 }, { 'X-Idempotency-Key': 'openapi-1' });
+    const mismatch = await client.rest(
+      'post',
+      '/api/v1/tasks',
+      { name: 'Other', kind: 'echo', cost_cap: 3 },
+      { 'X-Idempotency-Key': 'openapi-1' },
+    );
     expect(mismatch.status).toBe(422);
     fits(mismatch, 'post', '/tasks');
     const listed = await client.rest('get', '/api/v1/tasks?limit=1');
@@ -148,7 +199,8 @@ describe('the description matches what the API does', () => {
 });
 
 describe('each kadu_* tool and its REST operation', () => {
-  const twinOf = (operation: Json) => operation['x-mcp-tool'] as { name: string; path_arguments?: Record<string, string> } | undefined;
+  const twinOf = (operation: Json) =>
+    operation['x-mcp-tool'] as { name: string; path_arguments?: Record<string, string> } | undefined;
 
   it('every tool has exactly one operation, and every twin named is a tool', () => {
     const named = operationsOf(doc).flatMap(({ operation }) => (twinOf(operation) ? [twinOf(operation)!.name] : []));
@@ -198,8 +250,11 @@ describe('each kadu_* tool and its REST operation', () => {
         properties.idempotency_key = { from: 'header', schema: parameter.schema };
       }
     }
-    const body = operation.requestBody ? (inline(operation.requestBody.content['application/json'].schema, doc) as Json) : undefined;
-    for (const [name, schema] of Object.entries((body?.properties ?? {}) as Json)) properties[name] = { from: 'body', schema };
+    const body = operation.requestBody
+      ? (inline(operation.requestBody.content['application/json'].schema, doc) as Json)
+      : undefined;
+    for (const [name, schema] of Object.entries((body?.properties ?? {}) as Json))
+      properties[name] = { from: 'body', schema };
     required.push(...((body?.required ?? []) as string[]));
     return { properties, required, body };
   }

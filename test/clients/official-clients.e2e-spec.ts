@@ -17,7 +17,16 @@ afterAll(() => kadu.close());
 /** The admin's catalogue: Kadu's tools, each with a schema and annotations, none hidden behind a cursor. */
 function expectKaduCatalogue(tools: { name: string; inputSchema: { type: string }; annotations?: object }[]): void {
   const names = tools.map((t) => t.name);
-  expect(names).toEqual(expect.arrayContaining(['kadu_me_get', 'kadu_tasks_list', 'kadu_tasks_run', 'kadu_executions_get', 'kadu_files_create', 'kadu_webhooks_list']));
+  expect(names).toEqual(
+    expect.arrayContaining([
+      'kadu_me_get',
+      'kadu_tasks_list',
+      'kadu_tasks_run',
+      'kadu_executions_get',
+      'kadu_files_create',
+      'kadu_webhooks_list',
+    ]),
+  );
   expect(names.every((n) => n.startsWith('kadu_'))).toBe(true);
   expect(new Set(names).size).toBe(names.length);
   for (const tool of tools) {
@@ -26,7 +35,9 @@ function expectKaduCatalogue(tools: { name: string; inputSchema: { type: string 
   }
 }
 
-const auth = (token?: string) => ({ requestInit: { headers: (token ? { Authorization: `Bearer ${token}` } : {}) as Record<string, string> } });
+const auth = (token?: string) => ({
+  requestInit: { headers: (token ? { Authorization: `Bearer ${token}` } : {}) as Record<string, string> },
+});
 
 describe('@modelcontextprotocol/client 2.4.0', () => {
   it('negotiates 2026-07-28 through server/discover and lists tools', async () => {
@@ -86,7 +97,8 @@ describe('resources and prompts through the official clients', () => {
   beforeAll(async () => {
     const { KaduClient } = await import('../support/kadu-client.js');
     const admin = new KaduClient(kadu);
-    taskId = (await admin.rest('post', '/api/v1/tasks', { name: 'Client task', kind: 'echo', cost_cap: 3 })).body.data.id;
+    taskId = (await admin.rest('post', '/api/v1/tasks', { name: 'Client task', kind: 'echo', cost_cap: 3 })).body.data
+      .id;
   });
 
   it('v2 (2026-07-28) lists templates, reads a task resource and gets a prompt', async () => {
@@ -114,7 +126,10 @@ describe('resources and prompts through the official clients', () => {
       expect(JSON.parse((read.contents[0] as { text: string }).text).data.id).toBe(taskId);
       const prompt = await client.getPrompt({ name: 'kadu_cost_review' });
       expect((prompt.messages[0]!.content as { text: string }).text).toContain('kadu_executions_list');
-      const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'kadu_run_task' }, argument: { name: 'task_id', value: taskId.slice(0, 10) } });
+      const completion = await client.complete({
+        ref: { type: 'ref/prompt', name: 'kadu_run_task' },
+        argument: { name: 'task_id', value: taskId.slice(0, 10) },
+      });
       expect(completion.completion.values).toContain(taskId);
     } finally {
       await client.close();

@@ -1,26 +1,56 @@
 import { Injectable } from '@nestjs/common';
-import { InputRequests, McpArg, McpCompletion, McpInputs, McpPrompt, McpResource, McpResourceTemplate, type McpInputRound } from '@kobana/nest-mcp';
+import {
+  InputRequests,
+  McpArg,
+  McpCompletion,
+  McpInputs,
+  McpPrompt,
+  McpResource,
+  McpResourceTemplate,
+  type McpInputRound,
+} from '@kobana/nest-mcp';
 import { PNG } from './fixture-tools.service.js';
 
 /** Resources, templates, prompts and completions the conformance scenarios read. */
 @Injectable()
 export class FixtureCatalogService {
-  @McpResource({ uri: 'test://static-text', name: 'static-text', title: 'Static text', description: 'A static text resource.', mimeType: 'text/plain' })
+  @McpResource({
+    uri: 'test://static-text',
+    name: 'static-text',
+    title: 'Static text',
+    description: 'A static text resource.',
+    mimeType: 'text/plain',
+  })
   staticText() {
     return 'This is the content of the static text resource.';
   }
 
-  @McpResource({ uri: 'test://static-binary', name: 'static-binary', description: 'A static binary resource.', mimeType: 'image/png' })
+  @McpResource({
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    description: 'A static binary resource.',
+    mimeType: 'image/png',
+  })
   staticBinary() {
     return Buffer.from(PNG, 'base64');
   }
 
-  @McpResource({ uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource clients may subscribe to.', mimeType: 'text/plain' })
+  @McpResource({
+    uri: 'test://watched-resource',
+    name: 'watched-resource',
+    description: 'A resource clients may subscribe to.',
+    mimeType: 'text/plain',
+  })
   watched() {
     return 'Watched resource content.';
   }
 
-  @McpResourceTemplate({ uriTemplate: 'test://template/{id}/data', name: 'template-data', description: 'Data by id.', mimeType: 'application/json' })
+  @McpResourceTemplate({
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template-data',
+    description: 'Data by id.',
+    mimeType: 'application/json',
+  })
   template(@McpArg('id') id: string) {
     return { id, templateTest: true, data: `Data for ID: ${id}` };
   }
@@ -54,7 +84,13 @@ export class FixtureCatalogService {
   })
   embedded(@McpArg('resourceUri') uri: string) {
     return [
-      { role: 'user' as const, content: { type: 'resource', resource: { uri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+      {
+        role: 'user' as const,
+        content: {
+          type: 'resource',
+          resource: { uri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
+      },
       { role: 'user' as const, content: { type: 'text', text: 'Please process the embedded resource above.' } },
     ];
   }
@@ -72,6 +108,11 @@ export class FixtureCatalogService {
     const answer = inputs.elicitation('user_context');
     if (answer?.action === 'accept') return `Use this context: ${JSON.stringify(answer.content)}`;
     if (!inputs.available) return 'No context available in this protocol era.';
-    inputs.require({ user_context: InputRequests.form('Provide context', { type: 'object', properties: { context: { type: 'string' } } }) });
+    inputs.require({
+      user_context: InputRequests.form('Provide context', {
+        type: 'object',
+        properties: { context: { type: 'string' } },
+      }),
+    });
   }
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { McpInputRound, McpTaskCaller, McpTaskCreation, McpTaskRef, McpTaskSource, McpTaskState } from '@kobana/nest-mcp';
+import type {
+  McpInputRound,
+  McpTaskCaller,
+  McpTaskCreation,
+  McpTaskRef,
+  McpTaskSource,
+  McpTaskState,
+} from '@kobana/nest-mcp';
 
 type JsonObject = Record<string, unknown>;
 
@@ -40,7 +47,12 @@ export class FixtureTaskStore implements McpTaskSource {
 
   finish(job: FixtureJob, outcome: { result: JsonObject } | { error: { code: number; message: string } }): void {
     if (job.status === 'cancelled') return;
-    Object.assign(job, 'result' in outcome ? { status: 'completed', result: outcome.result } : { status: 'failed', error: outcome.error, statusMessage: outcome.error.message });
+    Object.assign(
+      job,
+      'result' in outcome
+        ? { status: 'completed', result: outcome.result }
+        : { status: 'failed', error: outcome.error, statusMessage: outcome.error.message },
+    );
     job.inputRequests = undefined;
     job.lastUpdatedAt = new Date();
   }
@@ -52,7 +64,8 @@ export class FixtureTaskStore implements McpTaskSource {
   /** Marks answered keys satisfied; the job goes back to work when none is left. */
   satisfy(job: FixtureJob, keys: readonly string[]): void {
     for (const key of keys) delete job.inputRequests?.[key];
-    if (job.inputRequests && Object.keys(job.inputRequests).length === 0) Object.assign(job, { status: 'working', inputRequests: undefined });
+    if (job.inputRequests && Object.keys(job.inputRequests).length === 0)
+      Object.assign(job, { status: 'working', inputRequests: undefined });
     job.lastUpdatedAt = new Date();
   }
 
@@ -77,7 +90,12 @@ export class FixtureTaskStore implements McpTaskSource {
     const job = this.jobs.get(ref.id);
     if (!job || ['completed', 'failed', 'cancelled'].includes(job.status)) return;
     job.onCancel?.();
-    Object.assign(job, { status: 'cancelled', inputRequests: undefined, statusMessage: 'Cancelled by the client', lastUpdatedAt: new Date() });
+    Object.assign(job, {
+      status: 'cancelled',
+      inputRequests: undefined,
+      statusMessage: 'Cancelled by the client',
+      lastUpdatedAt: new Date(),
+    });
   }
 
   private state(job: FixtureJob): McpTaskState {

@@ -1,12 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { InputRequests, McpArg, McpContext, McpInputs, McpTool, McpToolResult, type McpCallContext, type McpInputRound } from '@kobana/nest-mcp';
+import {
+  InputRequests,
+  McpArg,
+  McpContext,
+  McpInputs,
+  McpTool,
+  McpToolResult,
+  type McpCallContext,
+  type McpInputRound,
+} from '@kobana/nest-mcp';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { type FixtureJob, FixtureTaskStore } from './fixture-task-store.js';
 
 type JsonObject = Record<string, unknown>;
 const NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 const CONFIRM = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] };
-const text = (value: string, isError = false): JsonObject => ({ content: [{ type: 'text', text: value }], ...(isError ? { isError: true } : {}) });
+const text = (value: string, isError = false): JsonObject => ({
+  content: [{ type: 'text', text: value }],
+  ...(isError ? { isError: true } : {}),
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -23,7 +35,11 @@ export class FixtureTaskToolsService {
     return McpToolResult.text(`Hello, ${name}!`);
   }
 
-  @McpTool({ name: 'slow_compute', description: 'Sleeps for `seconds`, then answers; a task when the client takes one.', task: 'optional' })
+  @McpTool({
+    name: 'slow_compute',
+    description: 'Sleeps for `seconds`, then answers; a task when the client takes one.',
+    task: 'optional',
+  })
   async slowCompute(
     @McpArg('seconds', { validators: [IsInt(), Min(0), Max(600)] }) seconds: number,
     @McpContext() context: McpCallContext,
@@ -43,29 +59,47 @@ export class FixtureTaskToolsService {
   @McpTool({ name: 'failing_job', description: 'Always ends with a tool error, as a task.', task: 'required' })
   failingJob() {
     const job = this.store.begin();
-    const timer = setTimeout(() => this.store.finish(job, { result: text('The job failed: nothing to process', true) }), 500);
+    const timer = setTimeout(
+      () => this.store.finish(job, { result: text('The job failed: nothing to process', true) }),
+      500,
+    );
     job.onCancel = () => clearTimeout(timer);
     return { jobId: job.id };
   }
 
-  @McpTool({ name: 'protocol_error_job', description: 'Always ends with a JSON-RPC error, as a task.', task: 'required' })
+  @McpTool({
+    name: 'protocol_error_job',
+    description: 'Always ends with a JSON-RPC error, as a task.',
+    task: 'required',
+  })
   protocolErrorJob() {
     const job = this.store.begin();
-    const timer = setTimeout(() => this.store.finish(job, { error: { code: -32603, message: 'Internal error: the job crashed' } }), 300);
+    const timer = setTimeout(
+      () => this.store.finish(job, { error: { code: -32603, message: 'Internal error: the job crashed' } }),
+      300,
+    );
     job.onCancel = () => clearTimeout(timer);
     return { jobId: job.id };
   }
 
-  @McpTool({ name: 'confirm_delete', description: 'Asks for confirmation during the task, then deletes (pretends to).', task: 'required' })
+  @McpTool({
+    name: 'confirm_delete',
+    description: 'Asks for confirmation during the task, then deletes (pretends to).',
+    task: 'required',
+  })
   confirmDelete(@McpArg('filename', { validators: [IsString()] }) filename: string) {
     const job = this.store.begin('input_required');
-    this.store.ask(job, { [`confirm-${job.id}`]: InputRequests.form(`Delete ${filename}?`, CONFIRM) as never }, (j, inputs, keys) => {
-      const answer = inputs.elicitation(keys[0]!, CONFIRM);
-      if (!answer) return;
-      this.store.satisfy(j, keys);
-      const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
-      this.store.finish(j, { result: text(confirmed ? `Deleted ${filename}` : `Kept ${filename}`) });
-    });
+    this.store.ask(
+      job,
+      { [`confirm-${job.id}`]: InputRequests.form(`Delete ${filename}?`, CONFIRM) as never },
+      (j, inputs, keys) => {
+        const answer = inputs.elicitation(keys[0]!, CONFIRM);
+        if (!answer) return;
+        this.store.satisfy(j, keys);
+        const confirmed = answer.action === 'accept' && answer.content?.confirm === true;
+        this.store.finish(j, { result: text(confirmed ? `Deleted ${filename}` : `Kept ${filename}`) });
+      },
+    );
     return { jobId: job.id };
   }
 
@@ -73,7 +107,10 @@ export class FixtureTaskToolsService {
   multiInput() {
     const job = this.store.begin('input_required');
     const got: string[] = [];
-    const requests = { [`name-${job.id}`]: InputRequests.form('Your name?', NAME), [`confirm-${job.id}`]: InputRequests.form('Go ahead?', CONFIRM) };
+    const requests = {
+      [`name-${job.id}`]: InputRequests.form('Your name?', NAME),
+      [`confirm-${job.id}`]: InputRequests.form('Go ahead?', CONFIRM),
+    };
     this.store.ask(job, requests as never, (j: FixtureJob, inputs, keys) => {
       const valid = keys.filter((key) => inputs.elicitation(key) !== undefined);
       for (const key of valid) got.push(String(inputs.elicitation(key)?.content?.name ?? key));
@@ -83,7 +120,11 @@ export class FixtureTaskToolsService {
     return { jobId: job.id };
   }
 
-  @McpTool({ name: 'test_tool_with_task', description: 'Asks a name over MRTR, then continues as a task.', task: 'required' })
+  @McpTool({
+    name: 'test_tool_with_task',
+    description: 'Asks a name over MRTR, then continues as a task.',
+    task: 'required',
+  })
   withTask(@McpInputs() inputs: McpInputRound) {
     const answer = inputs.elicitation('user_name', NAME);
     if (!answer) inputs.require({ user_name: InputRequests.form('What is your name?', NAME) });

@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InputRequests, JSONSchema, McpArg, McpInputs, McpTool, McpToolResult, type McpInputRound } from '@kobana/nest-mcp';
+import {
+  InputRequests,
+  JSONSchema,
+  McpArg,
+  McpInputs,
+  McpTool,
+  McpToolResult,
+  type McpInputRound,
+} from '@kobana/nest-mcp';
 import { IsString } from 'class-validator';
 
 export const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -11,7 +19,13 @@ const ANY = { type: 'object', properties: {} };
 const SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },
@@ -46,7 +60,16 @@ export class FixtureToolsService {
 
   @McpTool({ name: 'test_embedded_resource', description: 'Returns an embedded resource.' })
   embedded() {
-    return new McpToolResult([{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }]);
+    return new McpToolResult([
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
+      },
+    ]);
   }
 
   @McpTool({ name: 'test_multiple_content_types', description: 'Returns text, an image and a resource.' })
@@ -54,7 +77,14 @@ export class FixtureToolsService {
     return new McpToolResult([
       { type: 'text', text: 'Multiple content types test:' },
       { type: 'image', data: PNG, mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: '{"test":"data","value":123}',
+        },
+      },
     ]);
   }
 
@@ -65,7 +95,9 @@ export class FixtureToolsService {
 
   @McpTool({ name: 'test_tool_with_progress', description: 'Would report progress (needs a server stream).' })
   progress() {
-    return McpToolResult.text('Done (progress notifications need a server-to-client stream, which this stateless server does not open).');
+    return McpToolResult.text(
+      'Done (progress notifications need a server-to-client stream, which this stateless server does not open).',
+    );
   }
 
   @McpTool({ name: 'test_tool_with_logging', description: 'Would log (needs a server stream).' })
@@ -80,28 +112,44 @@ export class FixtureToolsService {
 
   @McpTool({ name: 'test_sampling', description: 'Would sample over a server stream (2025).' })
   sampling(@McpArg('prompt', { validators: [IsString()] }) prompt: string) {
-    return McpToolResult.error(`Server-initiated sampling needs a server-to-client stream; not available for "${prompt}".`);
+    return McpToolResult.error(
+      `Server-initiated sampling needs a server-to-client stream; not available for "${prompt}".`,
+    );
   }
 
   @McpTool({ name: 'test_elicitation', description: 'Would elicit over a server stream (2025).' })
   elicitation(@McpArg('message', { validators: [IsString()] }) message: string) {
-    return McpToolResult.error(`Server-initiated elicitation needs a server-to-client stream; not available for "${message}".`);
+    return McpToolResult.error(
+      `Server-initiated elicitation needs a server-to-client stream; not available for "${message}".`,
+    );
   }
 
-  @McpTool({ name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features.', rawInputSchema: SCHEMA_2020_12 })
+  @McpTool({
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features.',
+    rawInputSchema: SCHEMA_2020_12,
+  })
   schema2020() {
     return McpToolResult.text('ok');
   }
 
   @McpTool({ name: 'test_header_param', description: 'Mirrors its region argument in an Mcp-Param-Region header.' })
-  headerParam(@McpArg('region', { validators: [IsString(), JSONSchema({ 'x-mcp-header': 'Region' }) as PropertyDecorator] }) region: string) {
+  headerParam(
+    @McpArg('region', { validators: [IsString(), JSONSchema({ 'x-mcp-header': 'Region' }) as PropertyDecorator] })
+    region: string,
+  ) {
     return McpToolResult.text(`region ${region}`);
   }
 
   @McpTool({ name: 'test_missing_capability', description: 'Needs the sampling capability.' })
   missingCapability(@McpInputs() inputs: McpInputRound) {
     if (inputs.available && !inputs.can('sampling')) {
-      inputs.require({ sample: InputRequests.sampling({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 }) });
+      inputs.require({
+        sample: InputRequests.sampling({
+          messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+          maxTokens: 10,
+        }),
+      });
     }
     return McpToolResult.text('sampling capability present');
   }
@@ -125,7 +173,12 @@ export class FixtureToolsService {
   irSampling(@McpInputs() inputs: McpInputRound) {
     const answer = inputs.sampling('sample_request');
     if (answer) return McpToolResult.text(`The model said: ${JSON.stringify(answer.content)}`);
-    inputs.require({ sample_request: InputRequests.sampling({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }) });
+    inputs.require({
+      sample_request: InputRequests.sampling({
+        messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
+        maxTokens: 100,
+      }),
+    });
   }
 
   @McpTool({ name: 'test_input_required_result_list_roots', description: "Asks for the client's roots." })
@@ -140,7 +193,10 @@ export class FixtureToolsService {
     const state = inputs.state as { asked?: boolean } | undefined;
     const answer = inputs.elicitation('confirm');
     if (state?.asked && answer) return McpToolResult.text('state-ok');
-    inputs.require({ confirm: InputRequests.form('Confirm?', { type: 'object', properties: { ok: { type: 'boolean' } } }) }, { asked: true });
+    inputs.require(
+      { confirm: InputRequests.form('Confirm?', { type: 'object', properties: { ok: { type: 'boolean' } } }) },
+      { asked: true },
+    );
   }
 
   @McpTool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks for several inputs at once.' })
@@ -152,7 +208,10 @@ export class FixtureToolsService {
     inputs.require(
       {
         user_name: InputRequests.form('Your name?', NAME),
-        greeting: InputRequests.sampling({ messages: [{ role: 'user', content: { type: 'text', text: 'Write a greeting' } }], maxTokens: 50 }),
+        greeting: InputRequests.sampling({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Write a greeting' } }],
+          maxTokens: 50,
+        }),
         client_roots: InputRequests.roots(),
       },
       { round: 1 },
@@ -164,9 +223,11 @@ export class FixtureToolsService {
     const state = inputs.state as { step?: number; name?: string } | undefined;
     if (state?.step === 1) {
       const first = inputs.elicitation('step1', NAME);
-      if (first?.action === 'accept') inputs.require({ step2: InputRequests.form('Favourite colour?', ANY) }, { step: 2, name: first.content?.name });
+      if (first?.action === 'accept')
+        inputs.require({ step2: InputRequests.form('Favourite colour?', ANY) }, { step: 2, name: first.content?.name });
     }
-    if (state?.step === 2 && inputs.elicitation('step2')?.action === 'accept') return McpToolResult.text(`Thanks, ${state.name ?? 'friend'}.`);
+    if (state?.step === 2 && inputs.elicitation('step2')?.action === 'accept')
+      return McpToolResult.text(`Thanks, ${state.name ?? 'friend'}.`);
     inputs.require({ step1: InputRequests.form('Your name?', NAME) }, { step: 1 });
   }
 
@@ -178,9 +239,16 @@ export class FixtureToolsService {
 
   @McpTool({ name: 'test_input_required_result_capabilities', description: 'Asks only what the client declared.' })
   irCapabilities(@McpInputs() inputs: McpInputRound) {
-    if (inputs.elicitation('user_name') || inputs.sampling('sample_request') || inputs.roots('roots_request')) return McpToolResult.text('answered');
+    if (inputs.elicitation('user_name') || inputs.sampling('sample_request') || inputs.roots('roots_request'))
+      return McpToolResult.text('answered');
     if (inputs.can('form')) inputs.require({ user_name: InputRequests.form('Your name?', NAME) });
-    if (inputs.can('sampling')) inputs.require({ sample_request: InputRequests.sampling({ messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 10 }) });
+    if (inputs.can('sampling'))
+      inputs.require({
+        sample_request: InputRequests.sampling({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }],
+          maxTokens: 10,
+        }),
+      });
     if (inputs.can('roots')) inputs.require({ roots_request: InputRequests.roots() });
     return McpToolResult.text('No input capability declared.');
   }

@@ -22,11 +22,22 @@ const tasks = new FixtureTaskStore();
       // The suite sends hundreds of requests a minute from one address; budgets are tested elsewhere.
       rateLimits: { general: false, writes: false, failedAuth: false },
       // subscriptions/listen: every kind the suite checks, on the embedded (single-process) bus.
-      subscriptions: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: true },
+      subscriptions: {
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: true,
+        resourceSubscriptions: true,
+      },
       // The Tasks extension (SEP-2663), with the fixture's own task store.
       tasks,
     }),
   ],
-  providers: [FixtureToolsService, FixtureCatalogService, FixtureListenService, FixtureTaskToolsService, { provide: FixtureTaskStore, useValue: tasks }],
+  providers: [
+    FixtureToolsService,
+    FixtureCatalogService,
+    FixtureListenService,
+    FixtureTaskToolsService,
+    { provide: FixtureTaskStore, useValue: tasks },
+  ],
 })
 export class ConformanceFixtureModule {}

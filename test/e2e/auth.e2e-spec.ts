@@ -51,10 +51,13 @@ describe('401 before any method', () => {
 
   describe.each([
     ['2026-07-28', (token: string) => discover(token)],
-    ['2025-06-18', (token: string) => {
-      const r = legacyRequest('tools/list', {}, { id: 1 });
-      return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
-    }],
+    [
+      '2025-06-18',
+      (token: string) => {
+        const r = legacyRequest('tools/list', {}, { id: 1 });
+        return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
+      },
+    ],
   ] as const)('%s', (version, send) => {
     it.each([
       ['signed by another key', () => foreignToken(), /signature/],
@@ -89,7 +92,9 @@ describe('401 before any method', () => {
 
 describe('two audiences', () => {
   it('the REST API refuses a token issued for the MCP endpoint', async () => {
-    const res = await request(kadu.server).get('/api/v1/me').set('Authorization', `Bearer ${await kadu.token()}`);
+    const res = await request(kadu.server)
+      .get('/api/v1/me')
+      .set('Authorization', `Bearer ${await kadu.token()}`);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 401, errors: [expect.objectContaining({ code: 'unauthorized' })] });
   });
@@ -98,13 +103,20 @@ describe('two audiences', () => {
     const token = await kadu.token({ audience: 'api', role: 'viewer' });
     const res = await request(kadu.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ organization: { slug: 'acme' }, member: { email: 'ana@acme.test', role: 'viewer' } });
+    expect(res.body.data).toMatchObject({
+      organization: { slug: 'acme' },
+      member: { email: 'ana@acme.test', role: 'viewer' },
+    });
     expect(res.body.data.scopes).not.toContain('kadu.tasks.write');
     expect(res.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('scopes beyond the role are dropped from the principal', async () => {
-    const token = await kadu.token({ audience: 'api', role: 'viewer', scopes: ['kadu.tasks.read', 'kadu.members.write'] });
+    const token = await kadu.token({
+      audience: 'api',
+      role: 'viewer',
+      scopes: ['kadu.tasks.read', 'kadu.members.write'],
+    });
     const res = await request(kadu.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
     expect(res.body.data.scopes).toEqual(['kadu.tasks.read']);
   });
@@ -134,19 +146,22 @@ describe('REST body limit', () => {
 });
 
 describe('Protected Resource Metadata (RFC 9728)', () => {
-  it.each(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'])('%s', async (path) => {
-    const res = await request(kadu.server).get(path);
-    expect(res.status).toBe(200);
-    expect(res.headers['access-control-allow-origin']).toBe('*');
-    expect(res.headers['cache-control']).toMatch(/max-age=\d+/);
-    expect(res.body).toEqual({
-      resource: 'http://localhost:3000/mcp',
-      authorization_servers: ['http://localhost:3000'],
-      scopes_supported: expect.arrayContaining(['kadu.tasks.read', 'kadu.members.write']),
-      bearer_methods_supported: ['header'],
-      resource_name: 'Kadu MCP',
-    });
-  });
+  it.each(['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource'])(
+    '%s',
+    async (path) => {
+      const res = await request(kadu.server).get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['cache-control']).toMatch(/max-age=\d+/);
+      expect(res.body).toEqual({
+        resource: 'http://localhost:3000/mcp',
+        authorization_servers: ['http://localhost:3000'],
+        scopes_supported: expect.arrayContaining(['kadu.tasks.read', 'kadu.members.write']),
+        bearer_methods_supported: ['header'],
+        resource_name: 'Kadu MCP',
+      });
+    },
+  );
 
   it('the development JWKS is published', async () => {
     const res = await request(kadu.server).get('/.well-known/jwks.json');

@@ -13,7 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-const send = (r: McpTestRequest) => request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
+const send = (r: McpTestRequest) =>
+  request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
 const SERVER_INFO = { name: 'kadu', title: 'Kadu', version: '1.0.0' };
 
 describe('server/discover (2026)', () => {
@@ -25,14 +26,28 @@ describe('server/discover (2026)', () => {
       supportedVersions: ['2026-07-28', '2025-06-18', '2025-03-26'],
       // Kadu's lists never change; executions can be followed on subscriptions/listen, and
       // kadu_tasks_run answers a task to clients that declare the Tasks extension (issue 19).
-      capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      capabilities: {
+        tools: {},
+        resources: { subscribe: true },
+        prompts: {},
+        completions: {},
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
+      },
       instructions: expect.stringContaining('organisation'),
       ttlMs: 0,
       cacheScope: 'private',
       _meta: { [SERVER_INFO_KEY]: SERVER_INFO },
     });
     expect(res.headers['mcp-protocol-version']).toBe('2026-07-28');
-    for (const topic of ['snake_case', 'next_cursor', 'kadu_executions_get', 'idempotency_key', 'confirmation', 'URL', 'never instructions']) {
+    for (const topic of [
+      'snake_case',
+      'next_cursor',
+      'kadu_executions_get',
+      'idempotency_key',
+      'confirmation',
+      'URL',
+      'never instructions',
+    ]) {
       expect(result.instructions).toContain(topic);
     }
   });
@@ -85,7 +100,12 @@ describe.each([
   it('2026: carries resultType, ttlMs 0, cacheScope private and serverInfo', async () => {
     const result = expectRpcResult(await send(modernRequest(method, {}, { id: 5 })), 5);
     expect(Array.isArray(result[key])).toBe(true);
-    expect(result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: { [SERVER_INFO_KEY]: SERVER_INFO } });
+    expect(result).toMatchObject({
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+      _meta: { [SERVER_INFO_KEY]: SERVER_INFO },
+    });
   });
 
   it('2025: carries none of the 2026 envelope', async () => {

@@ -15,16 +15,33 @@ import { JwksServer } from '../support/jwks-server.js';
 const VERSION: Record<Era, string> = { '2026': '2026-07-28', '2025': '2025-06-18' };
 
 async function production(jwks: JwksServer, env: Record<string, string> = {}): Promise<KaduTestApp> {
-  const kadu = await startKadu({ OAUTH_ISSUER: jwks.issuer, OAUTH_JWKS_URL: jwks.url, OAUTH_JWKS_TIMEOUT_MS: '300', ...env });
+  const kadu = await startKadu({
+    OAUTH_ISSUER: jwks.issuer,
+    OAUTH_JWKS_URL: jwks.url,
+    OAUTH_JWKS_TIMEOUT_MS: '300',
+    ...env,
+  });
   // Production mode provisions nobody: the organisation and its member exist beforehand.
   const db = kadu.app.get(DATABASE) as Database;
   const orgId = newId();
-  await db.query(`insert into organizations (id, slug, name, plan_name, monthly_budget, max_concurrent_executions) values ($1, 'acme', 'Acme', 'starter', 1000, 2)`, [orgId]);
-  await db.query(`insert into members (id, org_id, email, name, role, status) values ($1, $2, 'ana@acme.test', 'Ana', 'admin', 'active')`, [newId(), orgId]);
+  await db.query(
+    `insert into organizations (id, slug, name, plan_name, monthly_budget, max_concurrent_executions) values ($1, 'acme', 'Acme', 'starter', 1000, 2)`,
+    [orgId],
+  );
+  await db.query(
+    `insert into members (id, org_id, email, name, role, status) values ($1, $2, 'ana@acme.test', 'Ana', 'admin', 'active')`,
+    [newId(), orgId],
+  );
   return kadu;
 }
 
-const mcp = (kadu: KaduTestApp, token: string, era: Era, method = 'tools/list', params: Record<string, unknown> = {}) => {
+const mcp = (
+  kadu: KaduTestApp,
+  token: string,
+  era: Era,
+  method = 'tools/list',
+  params: Record<string, unknown> = {},
+) => {
   const r = era === '2026' ? modernRequest(method, params, { id: 'p' }) : legacyRequest(method, params, { id: 'p' });
   return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
 };
@@ -54,7 +71,11 @@ function expectKeysUnavailable(res: request.Response, era: Era): void {
   expect(res.headers['mcp-protocol-version']).toBe(VERSION[era]);
   expect(res.headers['www-authenticate']).toBeUndefined();
   // Issue 14: a 503 at authentication still reads the body, so it carries the request's id.
-  expect(res.body).toEqual({ jsonrpc: '2.0', id: 'p', error: { code: -32603, message: expect.stringContaining('authorization server'), data: { retry_after: 5 } } });
+  expect(res.body).toEqual({
+    jsonrpc: '2.0',
+    id: 'p',
+    error: { code: -32603, message: expect.stringContaining('authorization server'), data: { retry_after: 5 } },
+  });
 }
 
 describe.each(ERAS)('production tokens, %s era', (era) => {
@@ -80,12 +101,19 @@ describe.each(ERAS)('production tokens, %s era', (era) => {
       const me = await mcp(kadu, token, era, 'tools/call', { name: 'kadu_me_get', arguments: {} });
       expect(me.status).toBe(200);
       const body = JSON.parse(me.body.result.content[0].text);
-      expect(body.data).toMatchObject({ organization: { slug: 'acme' }, member: { email: 'ana@acme.test', role: 'admin' } });
+      expect(body.data).toMatchObject({
+        organization: { slug: 'acme' },
+        member: { email: 'ana@acme.test', role: 'admin' },
+      });
       expect(jwks.fetches).toBeGreaterThanOrEqual(1);
     });
 
     it('a wrong issuer is refused', async () => {
-      expectRefused(await mcp(kadu, await jwks.sign('k1', aud, {}, { issuer: 'https://evil.example' }), era), /not issued by the expected authorization server/, era);
+      expectRefused(
+        await mcp(kadu, await jwks.sign('k1', aud, {}, { issuer: 'https://evil.example' }), era),
+        /not issued by the expected authorization server/,
+        era,
+      );
     });
 
     it('a wrong audience is refused: the REST API, or another resource', async () => {
@@ -111,7 +139,10 @@ describe.each(ERAS)('production tokens, %s era', (era) => {
       const res = await mcp(kadu, token, era, 'tools/call', { name: 'kadu_tasks_list', arguments: {} });
       expect(res.status).toBe(200);
       expect(res.body.result.isError).toBe(true);
-      expect(JSON.parse(res.body.result.content[0].text)).toEqual({ status: 403, errors: [expect.objectContaining({ code: 'unknown_member' })] });
+      expect(JSON.parse(res.body.result.content[0].text)).toEqual({
+        status: 403,
+        errors: [expect.objectContaining({ code: 'unknown_member' })],
+      });
       const db = kadu.app.get(DATABASE) as Database;
       expect(await db.query(`select 1 from organizations where slug = 'initech'`)).toEqual([]);
     });
@@ -221,7 +252,9 @@ describe('production tokens through the REST door', () => {
   const me = (token: string) => request(kadu.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
 
   it('accepts the API audience and refuses the MCP one, a wrong issuer and a missing subject', async () => {
-    expect((await me(await jwks.sign('k1', kadu.config.apiAudience))).body.data).toMatchObject({ member: { email: 'ana@acme.test' } });
+    expect((await me(await jwks.sign('k1', kadu.config.apiAudience))).body.data).toMatchObject({
+      member: { email: 'ana@acme.test' },
+    });
     for (const token of [
       await jwks.sign('k1', kadu.config.mcpAudience),
       await jwks.sign('k1', kadu.config.apiAudience, {}, { issuer: 'https://evil.example' }),

@@ -15,7 +15,8 @@ afterAll(() => kadu.close());
 
 const send = (r: McpTestRequest, headers: Record<string, string | undefined> = {}) => {
   const req = request(kadu.server).post('/mcp').set('Authorization', `Bearer ${token}`);
-  for (const [name, value] of Object.entries({ ...r.headers, ...headers })) if (value !== undefined) req.set(name, value);
+  for (const [name, value] of Object.entries({ ...r.headers, ...headers }))
+    if (value !== undefined) req.set(name, value);
   return req.send(r.body);
 };
 
@@ -73,13 +74,16 @@ describe('rungs 11b–11e: versions', () => {
     expect(res.body.error.message).toMatch(/^Header mismatch: /);
   });
 
-  it.each(['1999-01-01', '2025-11-25', '2025-06-18'])('11c: envelope version %s is unsupported: -32022 with supported/requested', async (v) => {
-    const r = modernRequest('server/discover', {}, { id: 22, protocolVersion: v });
-    const res = await send(r);
-    expectRpcError(res, 400, -32022, 22);
-    expect(res.body.error.message).toBe('Unsupported protocol version');
-    expect(res.body.error.data).toEqual({ supported: ['2026-07-28', '2025-06-18', '2025-03-26'], requested: v });
-  });
+  it.each(['1999-01-01', '2025-11-25', '2025-06-18'])(
+    '11c: envelope version %s is unsupported: -32022 with supported/requested',
+    async (v) => {
+      const r = modernRequest('server/discover', {}, { id: 22, protocolVersion: v });
+      const res = await send(r);
+      expectRpcError(res, 400, -32022, 22);
+      expect(res.body.error.message).toBe('Unsupported protocol version');
+      expect(res.body.error.data).toEqual({ supported: ['2026-07-28', '2025-06-18', '2025-03-26'], requested: v });
+    },
+  );
 
   it('11d: a 2026 header without the envelope answers -32602 and never falls back to 2025', async () => {
     const r = legacyRequest('tools/list', {}, { id: 23, protocolVersion: '2026-07-28' });
@@ -106,11 +110,14 @@ describe('rung 12: HeaderMatchGuard (2026 only)', () => {
     expectRpcError(res, 400, -32020, 32);
   });
 
-  it.each(['prompts/list', 'TOOLS/LIST', 'tools/list/'])('Mcp-Method %s on a tools/list body answers -32020', async (value) => {
-    const res = await send(modernRequest('tools/list', {}, { id: 33 }), { 'Mcp-Method': value });
-    expectRpcError(res, 400, -32020, 33);
-    expect(res.body.error.message).toContain(value);
-  });
+  it.each(['prompts/list', 'TOOLS/LIST', 'tools/list/'])(
+    'Mcp-Method %s on a tools/list body answers -32020',
+    async (value) => {
+      const res = await send(modernRequest('tools/list', {}, { id: 33 }), { 'Mcp-Method': value });
+      expectRpcError(res, 400, -32020, 33);
+      expect(res.body.error.message).toContain(value);
+    },
+  );
 
   it('header names are case-insensitive and values are trimmed', async () => {
     const r = modernRequest('tools/list', {}, { id: 34 });
@@ -124,19 +131,25 @@ describe('rung 12: HeaderMatchGuard (2026 only)', () => {
   });
 
   it('tools/call without Mcp-Name answers -32020', async () => {
-    const res = await send(modernRequest('tools/call', { name: 'kadu_me_get', arguments: {} }, { id: 35 }), { 'Mcp-Name': undefined });
+    const res = await send(modernRequest('tools/call', { name: 'kadu_me_get', arguments: {} }, { id: 35 }), {
+      'Mcp-Name': undefined,
+    });
     expectRpcError(res, 400, -32020, 35);
   });
 
   it('tools/call with another Mcp-Name answers -32020', async () => {
-    const res = await send(modernRequest('tools/call', { name: 'kadu_me_get', arguments: {} }, { id: 36 }), { 'Mcp-Name': 'other' });
+    const res = await send(modernRequest('tools/call', { name: 'kadu_me_get', arguments: {} }, { id: 36 }), {
+      'Mcp-Name': 'other',
+    });
     expectRpcError(res, 400, -32020, 36);
   });
 
   it.each(['=?base64?a2FkdV9tZV9nZXQ?=', '=?base64?a2Fk!!dV9tZV9nZXQ=?=', '=?base64?/w==?='])(
     'a malformed base64 sentinel %s is a mismatch',
     async (value) => {
-      const res = await send(modernRequest('tools/call', { name: 'kadu_me_get', arguments: {} }, { id: 37 }), { 'Mcp-Name': value });
+      const res = await send(modernRequest('tools/call', { name: 'kadu_me_get', arguments: {} }, { id: 37 }), {
+        'Mcp-Name': value,
+      });
       expectRpcError(res, 400, -32020, 37);
     },
   );
@@ -158,7 +171,9 @@ describe('rung 12: HeaderMatchGuard (2026 only)', () => {
   });
 
   it('2025 requests are not held to the 2026 headers', async () => {
-    const res = await send(legacyRequest('tools/call', { name: 'x', arguments: {} }, { id: 40 }), { 'Mcp-Name': 'other' });
+    const res = await send(legacyRequest('tools/call', { name: 'x', arguments: {} }, { id: 40 }), {
+      'Mcp-Name': 'other',
+    });
     expectRpcError(res, 200, -32602, 40);
   });
 });
@@ -174,10 +189,13 @@ describe('rung 14: unknown methods', () => {
     },
   );
 
-  it.each(['server/discover', 'logging/setLevel', 'resources/subscribe', 'subscriptions/listen', 'no/such'])('2025: %s answers -32601 in a 200', async (method) => {
-    const res = await send(legacyRequest(method, {}, { id: 9 }));
-    expectRpcError(res, 200, -32601, 9);
-  });
+  it.each(['server/discover', 'logging/setLevel', 'resources/subscribe', 'subscriptions/listen', 'no/such'])(
+    '2025: %s answers -32601 in a 200',
+    async (method) => {
+      const res = await send(legacyRequest(method, {}, { id: 9 }));
+      expectRpcError(res, 200, -32601, 9);
+    },
+  );
 });
 
 describe.each([

@@ -25,8 +25,12 @@ beforeAll(async () => {
 afterAll(() => kadu.close());
 
 const VERSION: Record<Era, string> = { '2026': '2026-07-28', '2025': '2025-06-18' };
-const build = (era: Era, method = 'tools/list', params: Record<string, unknown> = {}, id: string | number = 'h'): McpTestRequest =>
-  era === '2026' ? modernRequest(method, params, { id }) : legacyRequest(method, params, { id });
+const build = (
+  era: Era,
+  method = 'tools/list',
+  params: Record<string, unknown> = {},
+  id: string | number = 'h',
+): McpTestRequest => (era === '2026' ? modernRequest(method, params, { id }) : legacyRequest(method, params, { id }));
 
 function expectHeaders(res: { status: number; headers: Record<string, unknown> }, era: Era): void {
   expect(res.headers['cache-control'], `status ${res.status}`).toBe('no-store');
@@ -48,7 +52,11 @@ describe.each(ERAS)('every rung carries no-store and the revision, %s era', (era
 
   it('rung 2: a declared body over 1 MiB', async () => {
     const r = build(era);
-    const res = await rawPost(`${url}/mcp`, { ...r.headers, Authorization: `Bearer ${token}`, 'Content-Length': '5000000' }, () => undefined);
+    const res = await rawPost(
+      `${url}/mcp`,
+      { ...r.headers, Authorization: `Bearer ${token}`, 'Content-Length': '5000000' },
+      () => undefined,
+    );
     expect(res.status).toBe(413);
     expect(res.body).toBe(SEED_413_BODY);
     expectHeaders(res, era);
@@ -93,7 +101,10 @@ describe.each(ERAS)('every rung carries no-store and the revision, %s era', (era
   });
 
   it('rung 13: a notification', async () => {
-    const r = era === '2026' ? modernRequest('notifications/initialized', {}, { notification: true }) : legacyRequest('notifications/initialized', {}, { notification: true });
+    const r =
+      era === '2026'
+        ? modernRequest('notifications/initialized', {}, { notification: true })
+        : legacyRequest('notifications/initialized', {}, { notification: true });
     const res = await post(r).send(r.body);
     expect(res.status).toBe(202);
     expect(res.text).toBe('');
@@ -127,7 +138,9 @@ describe.each(ERAS)('rung 16 against Kadu, %s era', (era) => {
     const owner = new KaduClient(kadu, { user: `damaged-${era}@acme.test`, org: `damaged-${era}` });
     const task = (await owner.rest('post', '/api/v1/tasks', { name: 'damaged', kind: 'echo', cost_cap: 1 })).body.data;
     // Bytes deleted under a record: its launch policy is gone, which no API call can produce.
-    await (kadu.app.get(DATABASE) as Database).query(`update tasks set launch_policy = 'null'::jsonb where id = $1`, [task.id]);
+    await (kadu.app.get(DATABASE) as Database).query(`update tasks set launch_policy = 'null'::jsonb where id = $1`, [
+      task.id,
+    ]);
     const r = build(era, 'resources/read', { uri: 'kobana://kadu/tasks' }, 'd16');
     const mine = await kadu.token({ user: `damaged-${era}@acme.test`, org: `damaged-${era}` });
     const res = await request(url).post('/mcp').set(r.headers).set('Authorization', `Bearer ${mine}`).send(r.body);

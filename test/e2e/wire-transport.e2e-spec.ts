@@ -66,7 +66,9 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
     const r = build();
     const res = await request(url).post('/mcp').set(r.headers).send(r.body);
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toMatch(/^Bearer .*resource_metadata="http:\/\/localhost:3000\/\.well-known\/oauth-protected-resource\/mcp"/);
+    expect(res.headers['www-authenticate']).toMatch(
+      /^Bearer .*resource_metadata="http:\/\/localhost:3000\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
     expect(res.body).toEqual({ error: 'invalid_token', error_description: 'a bearer token is required' });
   });
 

@@ -23,9 +23,15 @@ describe('secrets', () => {
     expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(page.headers['cache-control']).toBe('no-store');
     expect(page.text).toContain('BANK_TOKEN');
-    const saved = await request(kadu.server).post(local(created.body.data.entry_url)).type('form').send({ value: 's3cr3t-value' });
+    const saved = await request(kadu.server)
+      .post(local(created.body.data.entry_url))
+      .type('form')
+      .send({ value: 's3cr3t-value' });
     expect(saved.status).toBe(200);
-    const again = await request(kadu.server).post(local(created.body.data.entry_url)).type('form').send({ value: 'other' });
+    const again = await request(kadu.server)
+      .post(local(created.body.data.entry_url))
+      .type('form')
+      .send({ value: 'other' });
     expect(again.status).toBe(404);
     const read = await owner.rest('get', `/api/v1/secrets/${created.body.data.secret.id}`);
     expect(read.body.data).toMatchObject({ version: 1, has_value: true });
@@ -40,10 +46,9 @@ describe('secrets', () => {
     const rotated = await owner.rest('post', `/api/v1/secrets/${created.body.data.secret.id}/rotate`);
     expect(rotated.body.data.entry_url).toMatch(/\/secrets\/entry\//);
     const { DATABASE } = await import('../../src/db/database.js');
-    const [row] = await (kadu.app.get(DATABASE) as import('../../src/db/database.js').Database).query<{ value_sealed: string }>(
-      'select value_sealed from secrets where id = $1',
-      [created.body.data.secret.id],
-    );
+    const [row] = await (kadu.app.get(DATABASE) as import('../../src/db/database.js').Database).query<{
+      value_sealed: string;
+    }>('select value_sealed from secrets where id = $1', [created.body.data.secret.id]);
     expect(row!.value_sealed).toMatch(/^v1\./);
     expect(row!.value_sealed).not.toContain('s3cr3t');
   });
@@ -59,9 +64,16 @@ describe('members', () => {
     expect(promoted.body.data.role).toBe('operator');
     for (const era of ERAS) {
       const list = await owner.tool(era, 'kadu_members_list', { limit: 50 });
-      expect(list.body.data.map((m: { email: string }) => m.email)).toEqual(expect.arrayContaining(['max@acme.test', 'olga@acme.test']));
-      expect((await owner.tool(era, 'kadu_members_update_role', { member_id: added.body.data.id, role: 'owner' })).body.error.code).toMatch(/^approval_(required|pending)$/);
-      expect((await owner.tool(era, 'kadu_members_remove', { member_id: added.body.data.id })).body.error.code).toMatch(/^approval_(required|pending)$/);
+      expect(list.body.data.map((m: { email: string }) => m.email)).toEqual(
+        expect.arrayContaining(['max@acme.test', 'olga@acme.test']),
+      );
+      expect(
+        (await owner.tool(era, 'kadu_members_update_role', { member_id: added.body.data.id, role: 'owner' })).body.error
+          .code,
+      ).toMatch(/^approval_(required|pending)$/);
+      expect((await owner.tool(era, 'kadu_members_remove', { member_id: added.body.data.id })).body.error.code).toMatch(
+        /^approval_(required|pending)$/,
+      );
     }
     expect((await owner.rest('delete', `/api/v1/members/${added.body.data.id}`)).status).toBe(200);
     const removed = owner.as({ role: 'viewer', user: 'max@acme.test' });
@@ -82,7 +94,10 @@ describe('me and usage', () => {
   it.each(ERAS)('kadu_me_get and kadu_usage_get (%s) equal the REST routes', async (era) => {
     const me = await owner.tool(era, 'kadu_me_get');
     expect(me.body).toEqual((await owner.rest('get', '/api/v1/me')).body);
-    expect(me.body.data).toMatchObject({ organization: { slug: 'acme', plan: { name: 'starter' } }, member: { email: 'olga@acme.test', role: 'owner' } });
+    expect(me.body.data).toMatchObject({
+      organization: { slug: 'acme', plan: { name: 'starter' } },
+      member: { email: 'olga@acme.test', role: 'owner' },
+    });
     const usage = await owner.tool(era, 'kadu_usage_get');
     expect(usage.body).toEqual((await owner.rest('get', '/api/v1/usage')).body);
     expect(usage.body.data).toMatchObject({ period: expect.stringMatching(/^\d{4}-\d{2}$/), monthly_budget: 1000 });

@@ -31,13 +31,16 @@ async function addMember(email: string, role: string): Promise<{ id: string; cli
   return { id: added.body.data.id, client: owner.as({ role: role as never, user: email }) };
 }
 
-const names = async (client: KaduClient, era: (typeof ERAS)[number]) => (await client.listTools(era)).map((t) => t.name);
+const names = async (client: KaduClient, era: (typeof ERAS)[number]) =>
+  (await client.listTools(era)).map((t) => t.name);
 
 describe('a demoted member', () => {
   it.each(ERAS)('loses the write tools on the next request with the same token (%s)', async (era) => {
     const { id, client } = await addMember(`dana-${era}@acme.test`, 'admin');
     expect(await names(client, era)).toEqual(expect.arrayContaining(WRITE_TOOLS));
-    expect((await client.rest('post', '/api/v1/tasks', { name: 'Before', kind: 'echo', cost_cap: 1 })).status).toBe(201);
+    expect((await client.rest('post', '/api/v1/tasks', { name: 'Before', kind: 'echo', cost_cap: 1 })).status).toBe(
+      201,
+    );
 
     const demoted = await owner.rest('patch', `/api/v1/members/${id}`, { role: 'viewer' });
     expect(demoted.body.data.role).toBe('viewer');
@@ -45,7 +48,10 @@ describe('a demoted member', () => {
     const listed = await names(client, era);
     expect(listed).toContain('kadu_tasks_list');
     for (const tool of WRITE_TOOLS) expect(listed).not.toContain(tool);
-    const call = await client.mcp(era, 'tools/call', { name: 'kadu_tasks_create', arguments: { name: 'After', kind: 'echo', cost_cap: 1 } });
+    const call = await client.mcp(era, 'tools/call', {
+      name: 'kadu_tasks_create',
+      arguments: { name: 'After', kind: 'echo', cost_cap: 1 },
+    });
     expect(call.body.error.code).toBe(-32602);
     const rest = await client.rest('post', '/api/v1/tasks', { name: 'After', kind: 'echo', cost_cap: 1 });
     expect(rest.status).toBe(403);
@@ -98,20 +104,26 @@ describe('an expiring token', () => {
     return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
   };
 
-  it.each(['mcp', 'api'] as const)('is accepted until the second before exp and refused from exp on (%s door)', async (door) => {
-    const start = Math.ceil(Date.now() / 1000) * 1000;
-    vi.useFakeTimers({ toFake: ['Date'], now: start });
-    const token = await kadu.token({ ttlSeconds: 30, audience: door });
-    const exp = start + 30_000;
-    const send = door === 'mcp' ? () => discover(token) : () => request(kadu.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
+  it.each(['mcp', 'api'] as const)(
+    'is accepted until the second before exp and refused from exp on (%s door)',
+    async (door) => {
+      const start = Math.ceil(Date.now() / 1000) * 1000;
+      vi.useFakeTimers({ toFake: ['Date'], now: start });
+      const token = await kadu.token({ ttlSeconds: 30, audience: door });
+      const exp = start + 30_000;
+      const send =
+        door === 'mcp'
+          ? () => discover(token)
+          : () => request(kadu.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
 
-    expect((await send()).status).toBe(200);
-    vi.setSystemTime(exp - 1_000);
-    expect((await send()).status).toBe(200);
-    vi.setSystemTime(exp);
-    const refused = await send();
-    expect(refused.status).toBe(401);
-    expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
-    expect(JSON.stringify(refused.body)).toContain('the token has expired');
-  });
+      expect((await send()).status).toBe(200);
+      vi.setSystemTime(exp - 1_000);
+      expect((await send()).status).toBe(200);
+      vi.setSystemTime(exp);
+      const refused = await send();
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(JSON.stringify(refused.body)).toContain('the token has expired');
+    },
+  );
 });

@@ -58,7 +58,13 @@ describe.each(ERAS)('%s era', (era) => {
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(CATALOGUE).sort());
     for (const tool of tools) {
       const [readOnlyHint, destructiveHint, idempotentHint] = CATALOGUE[tool.name]!;
-      expect(tool.annotations, tool.name).toEqual({ title: tool.title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint: false });
+      expect(tool.annotations, tool.name).toEqual({
+        title: tool.title,
+        readOnlyHint,
+        destructiveHint,
+        idempotentHint,
+        openWorldHint: false,
+      });
       expect(tool.description.length, tool.name).toBeGreaterThan(15);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.inputSchema.properties).not.toHaveProperty('org_id');
@@ -66,7 +72,12 @@ describe.each(ERAS)('%s era', (era) => {
     }
     const run = tools.find((t) => t.name === 'kadu_tasks_run')!;
     expect(run.inputSchema).toMatchObject({
-      properties: { task_id: { type: 'string' }, input: { type: 'object' }, input_file_ids: { type: 'array' }, idempotency_key: { type: 'string', maxLength: 255 } },
+      properties: {
+        task_id: { type: 'string' },
+        input: { type: 'object' },
+        input_file_ids: { type: 'array' },
+        idempotency_key: { type: 'string', maxLength: 255 },
+      },
       required: ['task_id'],
       additionalProperties: false,
     });
@@ -79,13 +90,21 @@ describe.each(ERAS)('%s era', (era) => {
       const res = await owner.tool(era, name, {});
       expect(res.isError, name).toBe(true);
       expect(res.body.status, name).toBe(422);
-      expect(res.body.errors.map((e: { code: string }) => e.code), name).toContain('validation_failed');
+      expect(
+        res.body.errors.map((e: { code: string }) => e.code),
+        name,
+      ).toContain('validation_failed');
     }
     expect((await owner.rest('get', '/api/v1/tasks')).body).toEqual(before);
   });
 
   it('a viewer sees only the read tools', async () => {
     const names = (await owner.as({ role: 'viewer', user: 'vic@acme.test' }).listTools(era)).map((t) => t.name);
-    expect(names.sort()).toEqual(Object.entries(CATALOGUE).filter(([, [ro]]) => ro).map(([n]) => n).sort());
+    expect(names.sort()).toEqual(
+      Object.entries(CATALOGUE)
+        .filter(([, [ro]]) => ro)
+        .map(([n]) => n)
+        .sort(),
+    );
   });
 });

@@ -41,11 +41,18 @@ it('2026 with elicitation: the confirmation names the task and its cost cap; acc
   expect(confirm.params.message).toContain('“Month-end close”');
   expect(confirm.params.message).toContain('up to 9 cost units');
   expect(await runsOf(taskId)).toEqual([]);
-  const retry = { ...args, requestState: ask.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
+  const retry = {
+    ...args,
+    requestState: ask.requestState,
+    inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+  };
   const ran = (await send(retry)).body.result;
   expect(ran.isError).toBeUndefined();
   expect(JSON.parse(ran.content[0].text).data).toMatchObject({ status: 'queued', task_id: taskId });
-  expect(ran.content[1]).toMatchObject({ type: 'resource_link', uri: `kobana://kadu/executions/${JSON.parse(ran.content[0].text).data.id}` });
+  expect(ran.content[1]).toMatchObject({
+    type: 'resource_link',
+    uri: `kobana://kadu/executions/${JSON.parse(ran.content[0].text).data.id}`,
+  });
   expect((await send(retry)).body.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
   expect(await runsOf(taskId)).toHaveLength(1);
 });
@@ -55,7 +62,15 @@ requires(chromiumBinary()).describe('the approval page in a real browser', () =>
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   });
   afterAll(() => browser?.close());
@@ -100,7 +115,9 @@ requires(chromiumBinary()).describe('the approval page in a real browser', () =>
     await page.click('button:has-text("Cancel")');
     await page.waitForSelector('h1:has-text("Canceled")');
     await page.close();
-    expect((await admin.tool('2026', 'kadu_tasks_delete', { task_id: taskId })).body.error.code).toBe('approval_rejected');
+    expect((await admin.tool('2026', 'kadu_tasks_delete', { task_id: taskId })).body.error.code).toBe(
+      'approval_rejected',
+    );
     expect((await admin.rest('get', `/api/v1/tasks/${taskId}`)).status).toBe(200);
   });
 });

@@ -59,17 +59,20 @@ const REST: [TargetKind, Method, string, object | undefined, number][] = [
 ];
 
 describe('REST', () => {
-  it.each(REST)("another org's %s: %s %s is not found, changes nothing, and works for the owner", async (kind, method, path, body, ownerStatus) => {
-    const id = await targets.make(kind);
-    const url = path.replace(':id', id);
-    const before = await targets.snapshot(kind, id);
-    const res = await other.rest(method, url, body);
-    expect(res.status, res.text).toBe(404);
-    expect(res.body.errors[0].code).toBe('not_found');
-    expect(await targets.snapshot(kind, id)).toEqual(before);
-    const own = await owner.rest(method, url, body);
-    expect(own.status, own.text).toBe(ownerStatus);
-  });
+  it.each(REST)(
+    "another org's %s: %s %s is not found, changes nothing, and works for the owner",
+    async (kind, method, path, body, ownerStatus) => {
+      const id = await targets.make(kind);
+      const url = path.replace(':id', id);
+      const before = await targets.snapshot(kind, id);
+      const res = await other.rest(method, url, body);
+      expect(res.status, res.text).toBe(404);
+      expect(res.body.errors[0].code).toBe('not_found');
+      expect(await targets.snapshot(kind, id)).toEqual(before);
+      const own = await owner.rest(method, url, body);
+      expect(own.status, own.text).toBe(ownerStatus);
+    },
+  );
 
   it('lists show nothing of the other org', async () => {
     const task = await targets.make('task');
@@ -77,11 +80,20 @@ describe('REST', () => {
     await targets.make('secret');
     await targets.make('file');
     await targets.make('execution');
-    for (const path of ['/api/v1/tasks', '/api/v1/executions', '/api/v1/files', '/api/v1/webhooks', '/api/v1/webhook_deliveries', '/api/v1/secrets']) {
+    for (const path of [
+      '/api/v1/tasks',
+      '/api/v1/executions',
+      '/api/v1/files',
+      '/api/v1/webhooks',
+      '/api/v1/webhook_deliveries',
+      '/api/v1/secrets',
+    ]) {
       expect((await owner.rest('get', path)).body.data.length, path).toBeGreaterThan(0);
       expect((await other.rest('get', path)).body.data, path).toEqual([]);
     }
-    expect((await other.rest('get', '/api/v1/members')).body.data.map((m: { email: string }) => m.email)).toEqual(['gus@globex.test']);
+    expect((await other.rest('get', '/api/v1/members')).body.data.map((m: { email: string }) => m.email)).toEqual([
+      'gus@globex.test',
+    ]);
     expect((await other.rest('get', `/api/v1/executions?task_id=${task}`)).body.data).toEqual([]);
   });
 });
@@ -89,7 +101,8 @@ describe('REST', () => {
 describe('foreign ids inside bodies', () => {
   let ownTask: string;
   beforeEach(async () => {
-    ownTask = (await other.rest('post', '/api/v1/tasks', { name: 'globex task', kind: 'echo', cost_cap: 5 })).body.data.id;
+    ownTask = (await other.rest('post', '/api/v1/tasks', { name: 'globex task', kind: 'echo', cost_cap: 5 })).body.data
+      .id;
   });
   const taskOf = async () => (await other.rest('get', `/api/v1/tasks/${ownTask}`)).body.data;
   const runsOf = async () => (await other.rest('get', `/api/v1/executions?task_id=${ownTask}`)).body.data;
@@ -101,18 +114,24 @@ describe('foreign ids inside bodies', () => {
     expect(res.body.errors[0]).toMatchObject({ code: 'not_found', detail: `No such file: ${foreign}` });
     expect(await runsOf()).toEqual([]);
     const own = await uploadFile(kadu, other, 'own.csv', 'a\n1\n');
-    expect((await other.rest('post', `/api/v1/tasks/${ownTask}/run`, { input: {}, input_file_ids: [own] })).status).toBe(202);
+    expect(
+      (await other.rest('post', `/api/v1/tasks/${ownTask}/run`, { input: {}, input_file_ids: [own] })).status,
+    ).toBe(202);
   });
 
   it("destinations naming another org's webhook are refused and leave the task as it was; its own webhook is accepted", async () => {
     const foreign = await targets.make('webhook');
     const before = await taskOf();
-    const res = await other.rest('put', `/api/v1/tasks/${ownTask}/destinations`, { destinations: [{ type: 'webhook', webhook_id: foreign }] });
+    const res = await other.rest('put', `/api/v1/tasks/${ownTask}/destinations`, {
+      destinations: [{ type: 'webhook', webhook_id: foreign }],
+    });
     expect(res.status, res.text).toBe(404);
     expect(res.body.errors[0].code).toBe('not_found');
     expect(await taskOf()).toEqual(before);
     const own = (await other.rest('post', '/api/v1/webhooks', { url: receiver.url })).body.data.id;
-    const ok = await other.rest('put', `/api/v1/tasks/${ownTask}/destinations`, { destinations: [{ type: 'webhook', webhook_id: own }] });
+    const ok = await other.rest('put', `/api/v1/tasks/${ownTask}/destinations`, {
+      destinations: [{ type: 'webhook', webhook_id: own }],
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.destinations).toEqual([{ type: 'webhook', webhook_id: own }]);
   });
@@ -131,7 +150,11 @@ describe('foreign ids inside bodies', () => {
   });
 
   it.each(ERAS)('the same through the tools (%s)', async (era) => {
-    const [file, hook, member] = [await targets.make('file'), await targets.make('webhook'), await targets.make('member')];
+    const [file, hook, member] = [
+      await targets.make('file'),
+      await targets.make('webhook'),
+      await targets.make('member'),
+    ];
     const before = await taskOf();
     for (const [name, args] of [
       ['kadu_tasks_run', { task_id: ownTask, input: {}, input_file_ids: [file] }],
@@ -177,17 +200,20 @@ const TOOLS: [TargetKind, string, string, Record<string, unknown>][] = [
 ];
 
 describe.each(ERAS)('tools (%s)', (era) => {
-  it.each(TOOLS)("another org's %s through %s is not found, changes nothing, and works for the owner", async (kind, tool, arg, rest) => {
-    const id = await targets.make(kind);
-    const args = { [arg]: id, ...rest };
-    const before = await targets.snapshot(kind, id);
-    const res = await other.confirmedTool(era, tool, args);
-    expect(res.isError).toBe(true);
-    expect(res.body).toEqual({ status: 404, errors: [expect.objectContaining({ code: 'not_found' })] });
-    expect(await targets.snapshot(kind, id)).toEqual(before);
-    const own = await owner.confirmedTool(era, tool, args);
-    expect(own.isError, JSON.stringify(own.body)).toBe(false);
-  });
+  it.each(TOOLS)(
+    "another org's %s through %s is not found, changes nothing, and works for the owner",
+    async (kind, tool, arg, rest) => {
+      const id = await targets.make(kind);
+      const args = { [arg]: id, ...rest };
+      const before = await targets.snapshot(kind, id);
+      const res = await other.confirmedTool(era, tool, args);
+      expect(res.isError).toBe(true);
+      expect(res.body).toEqual({ status: 404, errors: [expect.objectContaining({ code: 'not_found' })] });
+      expect(await targets.snapshot(kind, id)).toEqual(before);
+      const own = await owner.confirmedTool(era, tool, args);
+      expect(own.isError, JSON.stringify(own.body)).toBe(false);
+    },
+  );
 
   it('a malformed id is simply not found', async () => {
     const res = await other.tool(era, 'kadu_tasks_get', { task_id: '../../etc/passwd' });
@@ -211,7 +237,11 @@ describe.each(ERAS)('resource templates, prompts and completions (%s)', (era) =>
     const res = await other.mcp(era, 'resources/read', { uri });
     expect(res.status).toBe(200);
     // Exactly what a missing id answers: nothing of the target beyond the uri the caller sent.
-    expect(res.body).toEqual({ jsonrpc: '2.0', id: expect.any(Number), error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } } });
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: expect.any(Number),
+      error: { code: -32602, message: `Resource not found: ${uri}`, data: { uri } },
+    });
     const own = await owner.mcp(era, 'resources/read', { uri });
     expect(own.body.result.contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
   });
@@ -230,7 +260,11 @@ describe.each(ERAS)('resource templates, prompts and completions (%s)', (era) =>
 
   it("completions never offer another org's ids", async () => {
     const id = await targets.make('task');
-    const ask = (who: KaduClient) => who.mcp(era, 'completion/complete', { ref: { type: 'ref/prompt', name: 'kadu_run_task' }, argument: { name: 'task_id', value: id.slice(0, 12) } });
+    const ask = (who: KaduClient) =>
+      who.mcp(era, 'completion/complete', {
+        ref: { type: 'ref/prompt', name: 'kadu_run_task' },
+        argument: { name: 'task_id', value: id.slice(0, 12) },
+      });
     expect((await ask(owner)).body.result.completion.values).toContain(id);
     expect((await ask(other)).body.result.completion.values).not.toContain(id);
   });

@@ -20,7 +20,12 @@ it('with DEV_SIGNING_KEY_FILE, a token minted with another data folder is accept
   try {
     // What `npm run token` prints on another machine (its own data folder) given the same key file.
     const elsewhere = loadConfig({ DATA_DIR: join(dir, 'elsewhere'), DEV_SIGNING_KEY_FILE: keyFile });
-    const token = await issueDevToken(elsewhere, { org: 'acme', user: 'ana@acme.test', role: 'admin', audience: 'api' });
+    const token = await issueDevToken(elsewhere, {
+      org: 'acme',
+      user: 'ana@acme.test',
+      role: 'admin',
+      audience: 'api',
+    });
     const request = (await import('supertest')).default;
     expect((await request(shared.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`)).status).toBe(200);
     const refused = await request(own.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
@@ -42,20 +47,40 @@ it('DEV_SIGNING_KEY inline is the same key as in a file; anything but a private 
     const fromFile = await loadOrCreateDevKey({ dataDir: dir, devSigningKeyFile: join(dir, 'key.json') });
     expect(inline.publicJwk).toEqual(fromFile.publicJwk);
     expect(inline.kid).toMatch(/^dev-/);
-    await expect(loadOrCreateDevKey({ dataDir: dir, devSigningKey: JSON.stringify(await exportJWK(publicKey)) })).rejects.toThrow(/private EC P-256 JWK/);
-    await expect(loadOrCreateDevKey({ dataDir: dir, devSigningKey: 'not json' })).rejects.toThrow(/DEV_SIGNING_KEY must be a private JWK/);
-    await expect(loadOrCreateDevKey({ dataDir: dir, devSigningKeyFile: join(dir, 'missing.json') })).rejects.toThrow(/DEV_SIGNING_KEY_FILE .* cannot be read/);
+    await expect(
+      loadOrCreateDevKey({ dataDir: dir, devSigningKey: JSON.stringify(await exportJWK(publicKey)) }),
+    ).rejects.toThrow(/private EC P-256 JWK/);
+    await expect(loadOrCreateDevKey({ dataDir: dir, devSigningKey: 'not json' })).rejects.toThrow(
+      /DEV_SIGNING_KEY must be a private JWK/,
+    );
+    await expect(loadOrCreateDevKey({ dataDir: dir, devSigningKeyFile: join(dir, 'missing.json') })).rejects.toThrow(
+      /DEV_SIGNING_KEY_FILE .* cannot be read/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 it('the new bounds and the object store are read from the environment', () => {
-  const config = loadConfig({ KADU_DEPENDENCY_TIMEOUT_MS: '1500', KADU_SWEEP_INTERVAL_MS: '250', S3_BUCKET: 'files', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: 'true' });
+  const config = loadConfig({
+    KADU_DEPENDENCY_TIMEOUT_MS: '1500',
+    KADU_SWEEP_INTERVAL_MS: '250',
+    S3_BUCKET: 'files',
+    S3_ENDPOINT: 'http://127.0.0.1:9000',
+    S3_FORCE_PATH_STYLE: 'true',
+  });
   expect(config).toMatchObject({ dependencyTimeoutMs: 1500, sweepIntervalMs: 250, queueLockMs: 10_000 });
-  expect(config.s3).toMatchObject({ bucket: 'files', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, prefix: '' });
+  expect(config.s3).toMatchObject({
+    bucket: 'files',
+    endpoint: 'http://127.0.0.1:9000',
+    region: 'us-east-1',
+    forcePathStyle: true,
+    prefix: '',
+  });
   expect(loadConfig({}).s3).toBeUndefined();
-  expect(() => loadConfig({ KADU_DEPENDENCY_TIMEOUT_MS: '0' })).toThrow(/KADU_DEPENDENCY_TIMEOUT_MS must be at least 1/);
+  expect(() => loadConfig({ KADU_DEPENDENCY_TIMEOUT_MS: '0' })).toThrow(
+    /KADU_DEPENDENCY_TIMEOUT_MS must be at least 1/,
+  );
   expect(() => loadConfig({ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'only-one' })).toThrow(/go together/);
   expect(() => loadConfig({ S3_BUCKET: 'b', S3_ENDPOINT: 'not a url' })).toThrow();
 });

@@ -21,22 +21,33 @@ beforeAll(async () => {
 afterAll(() => kadu.close());
 
 async function newTask(kind: string, costCap = 50): Promise<string> {
-  return (await admin.rest('post', '/api/v1/tasks', { name: `${kind} as a task`, kind, cost_cap: costCap })).body.data.id;
+  return (await admin.rest('post', '/api/v1/tasks', { name: `${kind} as a task`, kind, cost_cap: costCap })).body.data
+    .id;
 }
 const runsOf = async (taskId: string) => (await admin.rest('get', `/api/v1/executions?task_id=${taskId}`)).body.data;
 
 /** kadu_tasks_run as a client that declares the extension and confirms in the chat: the CreateTaskResult. */
 async function runAsTask(client: KaduClient, args: Record<string, unknown>) {
-  const ask = (await client.mcp('2026', 'tools/call', { name: 'kadu_tasks_run', arguments: args }, WITH_TASKS)).body.result;
+  const ask = (await client.mcp('2026', 'tools/call', { name: 'kadu_tasks_run', arguments: args }, WITH_TASKS)).body
+    .result;
   expect(ask.resultType).toBe('input_required');
   expect(ask.taskId).toBeUndefined();
-  const res = await client.mcp('2026', 'tools/call', { name: 'kadu_tasks_run', arguments: args, requestState: ask.requestState, inputResponses: ACCEPT }, WITH_TASKS);
+  const res = await client.mcp(
+    '2026',
+    'tools/call',
+    { name: 'kadu_tasks_run', arguments: args, requestState: ask.requestState, inputResponses: ACCEPT },
+    WITH_TASKS,
+  );
   expect(res.status, res.text).toBe(200);
   return res.body.result;
 }
 const taskGet = (client: KaduClient, taskId: string) => client.mcp('2026', 'tasks/get', { taskId }, WITH_TASKS);
 const untilStatus = (client: KaduClient, taskId: string, status: string) =>
-  eventually(`task ${status}`, async () => (await taskGet(client, taskId)).body.result, (r) => r?.status === status);
+  eventually(
+    `task ${status}`,
+    async () => (await taskGet(client, taskId)).body.result,
+    (r) => r?.status === status,
+  );
 
 it('server/discover advertises the extension', async () => {
   const res = await admin.mcp('2026', 'server/discover');
@@ -48,11 +59,16 @@ it('confirmation first, then a task whose tasks/get reflects the execution and e
   const created = await runAsTask(admin, { task_id: taskId, input: { amount: 3 } });
   expect(created).toMatchObject({ resultType: 'task', ttlMs: null });
   // The worker may have taken it already: the seed state is whatever the execution is now, polled at the pace of that state.
-  const seed = { Queued: ['working', 2000], Running: ['working', 500], Succeeded: ['completed', undefined] }[String(created.statusMessage).split(';')[0]!];
+  const seed = { Queued: ['working', 2000], Running: ['working', 500], Succeeded: ['completed', undefined] }[
+    String(created.statusMessage).split(';')[0]!
+  ];
   expect(seed, created.statusMessage).toBeDefined();
   expect([created.status, created.pollIntervalMs]).toEqual(seed);
-  expect(created.statusMessage).toMatch(/^(Queued; 0 steps so far, 0|Running; [01] steps? so far, [01]|Succeeded after 1 step; 1) of 7 cost units spent\.( Last step: .+\.)?$/);
-  for (const key of ['result', 'error', 'inputRequests', 'requestState', 'cacheScope']) expect(created).not.toHaveProperty(key);
+  expect(created.statusMessage).toMatch(
+    /^(Queued; 0 steps so far, 0|Running; [01] steps? so far, [01]|Succeeded after 1 step; 1) of 7 cost units spent\.( Last step: .+\.)?$/,
+  );
+  for (const key of ['result', 'error', 'inputRequests', 'requestState', 'cacheScope'])
+    expect(created).not.toHaveProperty(key);
   const [execution] = await runsOf(taskId);
   expect(execution.status).toMatch(/queued|running|succeeded/);
 
@@ -65,7 +81,13 @@ it('confirmation first, then a task whose tasks/get reflects the execution and e
   expect(done.statusMessage).toBe('Succeeded after 1 step; 1 of 7 cost units spent.');
   const shown = await admin.tool('2026', 'kadu_executions_get', { execution_id: execution.id });
   expect(JSON.parse(done.result.content[0].text)).toEqual(shown.body);
-  expect(done.result.content[1]).toEqual({ type: 'resource_link', uri: `kobana://kadu/executions/${execution.id}`, name: 'execution', title: `Execution ${execution.id}`, mimeType: 'application/json' });
+  expect(done.result.content[1]).toEqual({
+    type: 'resource_link',
+    uri: `kobana://kadu/executions/${execution.id}`,
+    name: 'execution',
+    title: `Execution ${execution.id}`,
+    mimeType: 'application/json',
+  });
   expect(done.result.isError).toBeUndefined();
   // Exactly one execution, the one the task id maps to.
   expect((await runsOf(taskId)).map((e: { id: string }) => e.id)).toEqual([execution.id]);
@@ -81,13 +103,21 @@ it('a client that does not declare the extension sees no change: a synchronous r
   const created = await runAsTask(admin, { task_id: taskId, input: {} });
   const refused = await admin.mcp('2026', 'tasks/get', { taskId: created.taskId }, { elicitation: {} });
   expect(refused.status).toBe(400);
-  expect(refused.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+  expect(refused.body.error).toMatchObject({
+    code: -32021,
+    data: { requiredCapabilities: { extensions: { [TASKS]: {} } } },
+  });
   // 2025 clients never see the methods.
   expect((await admin.mcp('2025', 'tasks/get', { taskId: created.taskId })).body.error.code).toBe(-32601);
 });
 
 it('a refused run answers at once and makes no task', async () => {
-  const res = await admin.mcp('2026', 'tools/call', { name: 'kadu_tasks_run', arguments: { task_id: 'tsk_doesnotexist00000000', input: {} } }, WITH_TASKS);
+  const res = await admin.mcp(
+    '2026',
+    'tools/call',
+    { name: 'kadu_tasks_run', arguments: { task_id: 'tsk_doesnotexist00000000', input: {} } },
+    WITH_TASKS,
+  );
   expect(res.body.result.resultType).toBe('complete');
   expect(res.body.result.isError).toBe(true);
   expect(res.body.result.taskId).toBeUndefined();
@@ -95,7 +125,12 @@ it('a refused run answers at once and makes no task', async () => {
 
 describe('reconcile: input_required → tasks/update → completed', () => {
   async function ambiguousRun() {
-    const bank = await uploadFile(kadu, admin, 'bank.csv', 'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-04,Fees,-10\n2026-11-03,Rent,-900\n');
+    const bank = await uploadFile(
+      kadu,
+      admin,
+      'bank.csv',
+      'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-04,Fees,-10\n2026-11-03,Rent,-900\n',
+    );
     const ledger = await uploadFile(
       kadu,
       admin,
@@ -120,7 +155,14 @@ describe('reconcile: input_required → tasks/update → completed', () => {
         message: 'Bank line 1 (2026-11-02, ACME, -150) matches several ledger entries: L-1, L-2. Which one is it?',
         requestedSchema: {
           type: 'object',
-          properties: { ledger_id: { type: 'string', title: 'Ledger entry', enum: ['L-1', 'L-2', 'none'], description: '"none" leaves the line unmatched' } },
+          properties: {
+            ledger_id: {
+              type: 'string',
+              title: 'Ledger entry',
+              enum: ['L-1', 'L-2', 'none'],
+              description: '"none" leaves the line unmatched',
+            },
+          },
           required: ['ledger_id'],
         },
       },
@@ -132,7 +174,11 @@ describe('reconcile: input_required → tasks/update → completed', () => {
       'tasks/update',
       {
         taskId: created.taskId,
-        inputResponses: { 'r1-line-1': { action: 'accept', content: { ledger_id: 'L-2' } }, 'r1-line-2': { action: 'accept', content: { ledger_id: 'L-9' } }, 'no-such-key': { action: 'accept' } },
+        inputResponses: {
+          'r1-line-1': { action: 'accept', content: { ledger_id: 'L-2' } },
+          'r1-line-2': { action: 'accept', content: { ledger_id: 'L-9' } },
+          'no-such-key': { action: 'accept' },
+        },
       },
       WITH_TASKS,
     );
@@ -141,9 +187,19 @@ describe('reconcile: input_required → tasks/update → completed', () => {
     expect(still.status).toBe('input_required');
     expect(Object.keys(still.inputRequests)).toEqual(['r1-line-2']);
     // Answering an already satisfied key again changes nothing.
-    await admin.mcp('2026', 'tasks/update', { taskId: created.taskId, inputResponses: { 'r1-line-1': { action: 'accept', content: { ledger_id: 'L-1' } } } }, WITH_TASKS);
+    await admin.mcp(
+      '2026',
+      'tasks/update',
+      { taskId: created.taskId, inputResponses: { 'r1-line-1': { action: 'accept', content: { ledger_id: 'L-1' } } } },
+      WITH_TASKS,
+    );
 
-    await admin.mcp('2026', 'tasks/update', { taskId: created.taskId, inputResponses: { 'r1-line-2': { action: 'accept', content: { ledger_id: 'L-5' } } } }, WITH_TASKS);
+    await admin.mcp(
+      '2026',
+      'tasks/update',
+      { taskId: created.taskId, inputResponses: { 'r1-line-2': { action: 'accept', content: { ledger_id: 'L-5' } } } },
+      WITH_TASKS,
+    );
     const done = await untilStatus(admin, created.taskId, 'completed');
     const view = JSON.parse(done.result.content[0].text).data;
     expect(view.status).toBe('succeeded');
@@ -152,7 +208,12 @@ describe('reconcile: input_required → tasks/update → completed', () => {
       { bank_line: 2, ledger_id: 'L-5', amount: -10 },
       { bank_line: 3, ledger_id: 'L-3', amount: -900 },
     ]);
-    expect(done.result.content[2]).toEqual({ type: 'resource_link', uri: `kobana://kadu/files/${view.output_file_ids[0]}`, name: 'output_file', title: `Output file ${view.output_file_ids[0]}` });
+    expect(done.result.content[2]).toEqual({
+      type: 'resource_link',
+      uri: `kobana://kadu/files/${view.output_file_ids[0]}`,
+      name: 'output_file',
+      title: `Output file ${view.output_file_ids[0]}`,
+    });
   });
 
   it('tasks/cancel acknowledges, cancels the execution without a confirmation, and is idempotent', async () => {
@@ -160,10 +221,15 @@ describe('reconcile: input_required → tasks/update → completed', () => {
     const ack = await admin.mcp('2026', 'tasks/cancel', { taskId: created.taskId }, WITH_TASKS);
     expect(ack.body.result).toEqual({ resultType: 'complete', _meta: expect.any(Object) });
     const after = (await taskGet(admin, created.taskId)).body.result;
-    expect(after).toMatchObject({ status: 'cancelled', statusMessage: expect.stringMatching(/^Cancelled after \d+ steps/) });
+    expect(after).toMatchObject({
+      status: 'cancelled',
+      statusMessage: expect.stringMatching(/^Cancelled after \d+ steps/),
+    });
     expect(after.inputRequests).toBeUndefined();
     expect((await runsOf(taskId))[0].status).toBe('canceled');
-    expect((await admin.mcp('2026', 'tasks/cancel', { taskId: created.taskId }, WITH_TASKS)).body.result.resultType).toBe('complete');
+    expect(
+      (await admin.mcp('2026', 'tasks/cancel', { taskId: created.taskId }, WITH_TASKS)).body.result.resultType,
+    ).toBe('complete');
   });
 });
 
@@ -172,11 +238,20 @@ describe('another member or organisation', () => {
     const created = await runAsTask(admin, { task_id: await newTask('echo'), input: {} });
     const stranger = admin.as({ org: 'globex', user: 'gus@globex.test', role: 'owner' });
     const colleague = admin.as({ user: 'bia@acme.test', role: 'admin' });
-    const unknown = await admin.mcp('2026', 'tasks/get', { taskId: `${created.taskId.split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAAAA` }, WITH_TASKS);
+    const unknown = await admin.mcp(
+      '2026',
+      'tasks/get',
+      { taskId: `${created.taskId.split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAAAA` },
+      WITH_TASKS,
+    );
     expect(unknown.status).toBe(200);
     expect(unknown.body.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task not found' });
     for (const who of [stranger, colleague]) {
-      for (const [method, extra] of [['tasks/get', {}], ['tasks/update', { inputResponses: {} }], ['tasks/cancel', {}]] as const) {
+      for (const [method, extra] of [
+        ['tasks/get', {}],
+        ['tasks/update', { inputResponses: {} }],
+        ['tasks/cancel', {}],
+      ] as const) {
         const res = await who.mcp('2026', method, { taskId: created.taskId, ...extra }, WITH_TASKS);
         expect(res.status).toBe(200);
         expect(res.body.error).toEqual(unknown.body.error);

@@ -23,11 +23,23 @@ describe('echo', () => {
     const taskId = await task(admin, 'echo');
     const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { amount: 42 } });
     expect(run.status).toBe(202);
-    expect(run.body.data).toMatchObject({ status: 'queued', task_id: taskId, input: { amount: 42 }, cost: { spent: 0, cap: 50 } });
+    expect(run.body.data).toMatchObject({
+      status: 'queued',
+      task_id: taskId,
+      input: { amount: 42 },
+      cost: { spent: 0, cap: 50 },
+    });
     const done = await admin.waitForExecution(run.body.data.id);
-    expect(done).toMatchObject({ status: 'succeeded', output: { amount: 42 }, cost: { spent: 1, cap: 50 }, error: null });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      output: { amount: 42 },
+      cost: { spent: 1, cap: 50 },
+      error: null,
+    });
     const steps = await admin.rest('get', `/api/v1/executions/${done.id}/steps`);
-    expect(steps.body.data).toEqual([expect.objectContaining({ seq: 1, kind: 'echo', summary: 'Echoed the input back' })]);
+    expect(steps.body.data).toEqual([
+      expect.objectContaining({ seq: 1, kind: 'echo', summary: 'Echoed the input back' }),
+    ]);
   });
 
   it.each(ERAS)('tools (%s): kadu_tasks_run is destructive and needs approval; reads work', async (era) => {
@@ -51,7 +63,10 @@ describe('echo', () => {
 describe('echo with files: from upload to output download', () => {
   it('echoes input files as output files', async () => {
     const fileId = await uploadFile(kadu, admin, 'note.txt', 'hello kadu', 'text/plain');
-    const run = await admin.rest('post', `/api/v1/tasks/${await task(admin, 'echo')}/run`, { input: { a: 1 }, input_file_ids: [fileId] });
+    const run = await admin.rest('post', `/api/v1/tasks/${await task(admin, 'echo')}/run`, {
+      input: { a: 1 },
+      input_file_ids: [fileId],
+    });
     const done = await admin.waitForExecution(run.body.data.id);
     expect(done).toMatchObject({ status: 'succeeded', output: { a: 1 }, cost: { spent: 2 } });
     const url = (await admin.rest('post', `/api/v1/files/${done.output_file_ids[0]}/download_url`)).body.data.url;
@@ -61,7 +76,12 @@ describe('echo with files: from upload to output download', () => {
 
 describe('csv_summary: from upload to output download', () => {
   it('totals the CSV, writes an output file and lets it be downloaded', async () => {
-    const fileId = await uploadFile(kadu, admin, 'sales.csv', 'region,amount,units\nnorth,10.50,2\nsouth,4.25,1\neast,5,3\n');
+    const fileId = await uploadFile(
+      kadu,
+      admin,
+      'sales.csv',
+      'region,amount,units\nnorth,10.50,2\nsouth,4.25,1\neast,5,3\n',
+    );
     const taskId = await task(admin, 'csv_summary', 100);
     const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [fileId] });
     const done = await admin.waitForExecution(run.body.data.id);
@@ -75,14 +95,23 @@ describe('csv_summary: from upload to output download', () => {
     const link = await admin.tool('2025', 'kadu_files_download', { file_id: outputId });
     // The URL points where the bytes are: this app's download route, or the bucket (distributed topology).
     const s3 = kadu.config.s3;
-    expect(link.body.data.url.startsWith(s3 ? `${s3.endpoint}/${s3.bucket}/${s3.prefix}files/` : 'http://localhost:3000/api/v1/downloads/')).toBe(true);
+    expect(
+      link.body.data.url.startsWith(
+        s3 ? `${s3.endpoint}/${s3.bucket}/${s3.prefix}files/` : 'http://localhost:3000/api/v1/downloads/',
+      ),
+    ).toBe(true);
     const bytes = await download(kadu, link.body.data.url);
     expect(bytes).toMatchObject({ status: 200, type: 'application/json' });
     expect(JSON.parse(bytes.text)).toMatchObject({ rows: 3, totals: { amount: 19.75 } });
   });
 
   it('stops failed with cost_cap_reached when the rows cost more than the cap', async () => {
-    const fileId = await uploadFile(kadu, admin, 'big.csv', `n\n${Array.from({ length: 20 }, (_, i) => i).join('\n')}\n`);
+    const fileId = await uploadFile(
+      kadu,
+      admin,
+      'big.csv',
+      `n\n${Array.from({ length: 20 }, (_, i) => i).join('\n')}\n`,
+    );
     const taskId = await task(admin, 'csv_summary', 5);
     const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [fileId] });
     const done = await admin.waitForExecution(run.body.data.id);
@@ -92,9 +121,16 @@ describe('csv_summary: from upload to output download', () => {
   });
 
   it('refuses an input file that is not ready', async () => {
-    const created = await admin.rest('post', '/api/v1/files', { name: 'x.csv', content_type: 'text/csv', size: 3, sha256: 'a'.repeat(64) });
+    const created = await admin.rest('post', '/api/v1/files', {
+      name: 'x.csv',
+      content_type: 'text/csv',
+      size: 3,
+      sha256: 'a'.repeat(64),
+    });
     const taskId = await task(admin, 'csv_summary');
-    const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [created.body.data.file.id] });
+    const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, {
+      input_file_ids: [created.body.data.file.id],
+    });
     expect(run.status).toBe(422);
     expect(run.body.errors[0].code).toBe('file_not_ready');
   });
@@ -102,8 +138,18 @@ describe('csv_summary: from upload to output download', () => {
 
 describe('reconcile: awaiting_input → continue → succeeded', () => {
   it('asks which ledger entry an ambiguous bank line matches, then finishes with the decision', async () => {
-    const bank = await uploadFile(kadu, admin, 'bank.csv', 'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n');
-    const ledger = await uploadFile(kadu, admin, 'ledger.csv', 'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n');
+    const bank = await uploadFile(
+      kadu,
+      admin,
+      'bank.csv',
+      'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n',
+    );
+    const ledger = await uploadFile(
+      kadu,
+      admin,
+      'ledger.csv',
+      'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n',
+    );
     const taskId = await task(admin, 'reconcile');
     const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [bank, ledger] });
     const waiting = await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
@@ -113,12 +159,17 @@ describe('reconcile: awaiting_input → continue → succeeded', () => {
     expect(early.status).toBe(202);
     await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
 
-    const answered = await admin.rest('post', `/api/v1/executions/${run.body.data.id}/continue`, { answers: { decisions: { 1: 'L-2' } } });
+    const answered = await admin.rest('post', `/api/v1/executions/${run.body.data.id}/continue`, {
+      answers: { decisions: { 1: 'L-2' } },
+    });
     expect(answered.status).toBe(202);
     expect(answered.body.data.status).toBe('queued');
     const done = await admin.waitForExecution(run.body.data.id);
     expect(done.status).toBe('succeeded');
-    const report = await download(kadu, (await admin.tool('2026', 'kadu_files_download', { file_id: done.output_file_ids[0] })).body.data.url);
+    const report = await download(
+      kadu,
+      (await admin.tool('2026', 'kadu_files_download', { file_id: done.output_file_ids[0] })).body.data.url,
+    );
     expect(report.text).toBe('bank_line,ledger_id,amount\n1,L-2,-150\n2,L-3,-900\n');
     expect(done.output).toEqual({
       matched: [
@@ -135,7 +186,12 @@ describe('reconcile: awaiting_input → continue → succeeded', () => {
 
   it('cancel ends a waiting execution, and a finished one cannot be canceled', async () => {
     const bank = await uploadFile(kadu, admin, 'b.csv', 'date,description,amount\n2026-11-02,X,-1\n');
-    const ledger = await uploadFile(kadu, admin, 'l.csv', 'id,date,description,amount\nA,2026-11-02,X,-1\nB,2026-11-02,X,-1\n');
+    const ledger = await uploadFile(
+      kadu,
+      admin,
+      'l.csv',
+      'id,date,description,amount\nA,2026-11-02,X,-1\nB,2026-11-02,X,-1\n',
+    );
     const taskId = await task(admin, 'reconcile');
     const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [bank, ledger] });
     await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
@@ -169,7 +225,12 @@ describe('plan and policy', () => {
       expect(third.body.errors[0].code).toBe('concurrency_limit');
 
       // Cancel while running: the worker stops at its next step.
-      const fileId = await uploadFile(slow, client, 'rows.csv', `n\n${Array.from({ length: 30 }, (_, i) => i).join('\n')}\n`);
+      const fileId = await uploadFile(
+        slow,
+        client,
+        'rows.csv',
+        `n\n${Array.from({ length: 30 }, (_, i) => i).join('\n')}\n`,
+      );
       const csvTask = await task(client, 'csv_summary', 100);
       for (const e of (await client.rest('get', '/api/v1/executions')).body.data) await client.waitForExecution(e.id);
       const run = await client.rest('post', `/api/v1/tasks/${csvTask}/run`, { input_file_ids: [fileId] });
@@ -186,22 +247,43 @@ describe('plan and policy', () => {
 
   it('the launch policy decides who may run a task', async () => {
     const taskId = await task(admin, 'echo');
-    expect((await admin.rest('put', `/api/v1/tasks/${taskId}/launch_policy`, { roles: ['owner'], member_ids: [] })).status).toBe(200);
+    expect(
+      (await admin.rest('put', `/api/v1/tasks/${taskId}/launch_policy`, { roles: ['owner'], member_ids: [] })).status,
+    ).toBe(200);
     const denied = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, {});
     expect(denied.status).toBe(403);
     expect(denied.body.errors[0].code).toBe('launch_not_allowed');
-    expect((await admin.as({ role: 'owner', user: 'olga@acme.test' }).rest('post', `/api/v1/tasks/${taskId}/run`, {})).status).toBe(202);
+    expect(
+      (await admin.as({ role: 'owner', user: 'olga@acme.test' }).rest('post', `/api/v1/tasks/${taskId}/run`, {}))
+        .status,
+    ).toBe(202);
   });
 
   it("a run's input must match the task's input_schema", async () => {
-    const schema = { type: 'object', properties: { month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' } }, required: ['month'] };
-    const created = await admin.rest('post', '/api/v1/tasks', { name: 'typed', kind: 'echo', cost_cap: 5, input_schema: schema });
+    const schema = {
+      type: 'object',
+      properties: { month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' } },
+      required: ['month'],
+    };
+    const created = await admin.rest('post', '/api/v1/tasks', {
+      name: 'typed',
+      kind: 'echo',
+      cost_cap: 5,
+      input_schema: schema,
+    });
     expect(created.status).toBe(201);
     const bad = await admin.rest('post', `/api/v1/tasks/${created.body.data.id}/run`, { input: { month: 'May' } });
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0]).toMatchObject({ code: 'input_invalid', param: 'input.month' });
-    expect((await admin.rest('post', `/api/v1/tasks/${created.body.data.id}/run`, { input: { month: '2026-11' } })).status).toBe(202);
-    const invalidSchema = await admin.rest('post', '/api/v1/tasks', { name: 'x', kind: 'echo', cost_cap: 5, input_schema: { type: 'nonsense' } });
+    expect(
+      (await admin.rest('post', `/api/v1/tasks/${created.body.data.id}/run`, { input: { month: '2026-11' } })).status,
+    ).toBe(202);
+    const invalidSchema = await admin.rest('post', '/api/v1/tasks', {
+      name: 'x',
+      kind: 'echo',
+      cost_cap: 5,
+      input_schema: { type: 'nonsense' },
+    });
     expect(invalidSchema.status).toBe(422);
   });
 

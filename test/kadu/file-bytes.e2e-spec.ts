@@ -19,7 +19,12 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-const GONE = { status: 410, errors: [{ code: 'file_gone', title: 'File gone', detail: "The file's bytes are no longer available; upload it again" }] };
+const GONE = {
+  status: 410,
+  errors: [
+    { code: 'file_gone', title: 'File gone', detail: "The file's bytes are no longer available; upload it again" },
+  ],
+};
 
 async function orgIdOf(fileId: string): Promise<string> {
   const { DATABASE } = await import('../../src/db/database.js');
@@ -58,7 +63,8 @@ it('damaged bytes (not the recorded size) are not served', async () => {
 it('an execution whose input bytes are gone fails with input_file_unavailable', async () => {
   const id = await uploadFile(kadu, admin, 'sales.csv', 'amount\n1\n2\n');
   rmSync(await bytesPath(id));
-  const task = (await admin.rest('post', '/api/v1/tasks', { name: 'sum', kind: 'csv_summary', cost_cap: 20 })).body.data;
+  const task = (await admin.rest('post', '/api/v1/tasks', { name: 'sum', kind: 'csv_summary', cost_cap: 20 })).body
+    .data;
   const run = await admin.rest('post', `/api/v1/tasks/${task.id}/run`, { input_file_ids: [id] });
   const done = await admin.waitForExecution(run.body.data.id);
   expect(done).toMatchObject({ status: 'failed', error: { code: 'input_file_unavailable' } });

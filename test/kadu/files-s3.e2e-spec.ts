@@ -25,7 +25,13 @@ afterAll(async () => {
 });
 
 const bytes = Buffer.from('region,amount\nnorth,10\nsouth,5\n');
-const declare = (extra: Record<string, unknown> = {}) => ({ name: 'sales.csv', content_type: 'text/csv', size: bytes.length, sha256: sha256(bytes), ...extra });
+const declare = (extra: Record<string, unknown> = {}) => ({
+  name: 'sales.csv',
+  content_type: 'text/csv',
+  size: bytes.length,
+  sha256: sha256(bytes),
+  ...extra,
+});
 const prefix = () => kadu.config.s3!.prefix;
 
 async function created() {
@@ -34,7 +40,7 @@ async function created() {
   return { id: res.body.data.file.id as string, url: res.body.data.upload_url as string };
 }
 
-it('upload and download URLs are the bucket\'s own, signed for the declared type and size; confirm makes the file ready', async () => {
+it("upload and download URLs are the bucket's own, signed for the declared type and size; confirm makes the file ready", async () => {
   const { id, url } = await created();
   const upload = new URL(url);
   expect(upload.origin).toBe(s3.endpoint);
@@ -69,10 +75,18 @@ it('the bucket refuses a body of another size or type and a URL bent to another 
 });
 
 it("this app's own upload and download routes do not exist when files are in a bucket", async () => {
-  const res = await request(kadu.server).get('/api/v1/downloads/0190c0de-0000-7000-8000-000000000001?org=x&expires=1&sig=x');
+  const res = await request(kadu.server).get(
+    '/api/v1/downloads/0190c0de-0000-7000-8000-000000000001?org=x&expires=1&sig=x',
+  );
   expect(res.status).toBe(404);
   expect(res.body.errors[0].code).toBe('not_found');
-  expect((await request(kadu.server).put('/api/v1/uploads/0190c0de-0000-7000-8000-000000000001?org=x&expires=1&sig=x').send('x')).status).toBe(404);
+  expect(
+    (
+      await request(kadu.server)
+        .put('/api/v1/uploads/0190c0de-0000-7000-8000-000000000001?org=x&expires=1&sig=x')
+        .send('x')
+    ).status,
+  ).toBe(404);
 });
 
 it('bytes other than the declared ones are rejected at confirm (422 file_mismatch)', async () => {
@@ -92,7 +106,10 @@ it('after confirm the upload URL can no longer change the file', async () => {
   // The bucket still takes a PUT on the URL until it expires, but the ready file is another object.
   const replay = Buffer.from(bytes.toString().replace('south', 'SOUTH'));
   expect((await put(kadu, url, replay, 'text/csv')).status).toBe(200);
-  expect((await admin.rest('post', `/api/v1/files/${id}/confirm`)).body.data).toMatchObject({ status: 'ready', sha256: sha256(bytes) });
+  expect((await admin.rest('post', `/api/v1/files/${id}/confirm`)).body.data).toMatchObject({
+    status: 'ready',
+    sha256: sha256(bytes),
+  });
   const link = (await admin.rest('post', `/api/v1/files/${id}/download_url`)).body.data.url;
   expect((await download(kadu, link)).text).toBe(bytes.toString());
 });
@@ -101,7 +118,8 @@ it('an execution reads its input from the bucket and writes its output there', a
   const { id, url } = await created();
   await put(kadu, url, bytes, 'text/csv');
   await admin.rest('post', `/api/v1/files/${id}/confirm`);
-  const task = (await admin.rest('post', '/api/v1/tasks', { name: 'sum', kind: 'csv_summary', cost_cap: 50 })).body.data;
+  const task = (await admin.rest('post', '/api/v1/tasks', { name: 'sum', kind: 'csv_summary', cost_cap: 50 })).body
+    .data;
   const run = await admin.rest('post', `/api/v1/tasks/${task.id}/run`, { input_file_ids: [id] });
   const done = await admin.waitForExecution(run.body.data.id);
   expect(done).toMatchObject({ status: 'succeeded', output: { rows: 2, totals: { amount: 15 } } });
@@ -119,20 +137,33 @@ it('bytes deleted from the bucket under a ready file: 410 in the API envelope, a
 
   const gone = await admin.rest('post', `/api/v1/files/${id}/download_url`);
   expect(gone.status).toBe(410);
-  expect(gone.body).toEqual({ status: 410, errors: [{ code: 'file_gone', title: 'File gone', detail: "The file's bytes are no longer available; upload it again" }] });
+  expect(gone.body).toEqual({
+    status: 410,
+    errors: [
+      { code: 'file_gone', title: 'File gone', detail: "The file's bytes are no longer available; upload it again" },
+    ],
+  });
   const tool = await admin.tool('2025', 'kadu_files_download', { file_id: id });
   expect(tool.isError).toBe(true);
   expect(tool.body.errors[0].code).toBe('file_gone');
-  const task = (await admin.rest('post', '/api/v1/tasks', { name: 'sum gone', kind: 'csv_summary', cost_cap: 50 })).body.data;
+  const task = (await admin.rest('post', '/api/v1/tasks', { name: 'sum gone', kind: 'csv_summary', cost_cap: 50 })).body
+    .data;
   const run = await admin.rest('post', `/api/v1/tasks/${task.id}/run`, { input_file_ids: [id] });
-  expect(await admin.waitForExecution(run.body.data.id)).toMatchObject({ status: 'failed', error: { code: 'input_file_unavailable' } });
+  expect(await admin.waitForExecution(run.body.data.id)).toMatchObject({
+    status: 'failed',
+    error: { code: 'input_file_unavailable' },
+  });
   expect((await admin.rest('get', '/api/v1/me')).status).toBe(200);
 });
 
 it('the bucket unreachable or silent: 503 with Retry-After within the bound, and service resumes', async () => {
   const proxy = new TcpProxy('127.0.0.1', Number(new URL(s3.endpoint).port));
   await proxy.start();
-  const app = await startKadu({ ...s3.env(), S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`, KADU_DEPENDENCY_TIMEOUT_MS: '1000' });
+  const app = await startKadu({
+    ...s3.env(),
+    S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`,
+    KADU_DEPENDENCY_TIMEOUT_MS: '1000',
+  });
   try {
     const client = new KaduClient(app);
     const res = await client.rest('post', '/api/v1/files', declare());

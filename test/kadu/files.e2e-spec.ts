@@ -19,7 +19,13 @@ beforeAll(async () => {
 afterAll(() => kadu.close());
 
 const bytes = Buffer.from('a,b\n1,2\n');
-const declare = (extra: Record<string, unknown> = {}) => ({ name: 'in.csv', content_type: 'text/csv', size: bytes.length, sha256: sha256(bytes), ...extra });
+const declare = (extra: Record<string, unknown> = {}) => ({
+  name: 'in.csv',
+  content_type: 'text/csv',
+  size: bytes.length,
+  sha256: sha256(bytes),
+  ...extra,
+});
 
 describe.each(ERAS)('kadu_files_create and confirm (%s)', (era) => {
   it('returns an upload URL; PUT then confirm makes the file ready', async () => {
@@ -27,7 +33,10 @@ describe.each(ERAS)('kadu_files_create and confirm (%s)', (era) => {
     expect(created.isError).toBe(false);
     expect(created.body.data.file).toMatchObject({ status: 'pending_upload', purpose: 'input', size: bytes.length });
     expect(Date.parse(created.body.data.upload_expires_at)).toBeGreaterThan(Date.now());
-    const put = await request(kadu.server).put(local(created.body.data.upload_url)).set('Content-Type', 'text/csv').send(bytes);
+    const put = await request(kadu.server)
+      .put(local(created.body.data.upload_url))
+      .set('Content-Type', 'text/csv')
+      .send(bytes);
     expect(put.status).toBe(204);
     const confirmed = await admin.tool(era, 'kadu_files_confirm', { file_id: created.body.data.file.id });
     expect(confirmed.body.data.status).toBe('ready');
@@ -55,7 +64,13 @@ describe('presigned URLs', () => {
     const b = await created();
     const swapped = a.url.replace(a.id, b.id);
     expect((await request(kadu.server).put(swapped).send(bytes)).status).toBe(403);
-    expect((await request(kadu.server).put(a.url.replace(/sig=[^&]+/, 'sig=AAAA')).send(bytes)).status).toBe(403);
+    expect(
+      (
+        await request(kadu.server)
+          .put(a.url.replace(/sig=[^&]+/, 'sig=AAAA'))
+          .send(bytes)
+      ).status,
+    ).toBe(403);
     expect((await request(kadu.server).get(a.url.replace('/uploads/', '/downloads/'))).status).toBe(403);
   });
 
@@ -90,7 +105,9 @@ describe('presigned URLs', () => {
   });
 
   it('an upload over the size limit is refused', async () => {
-    expect((await admin.rest('post', '/api/v1/files', declare({ size: 5000 }))).body.errors[0].code).toBe('file_too_large');
+    expect((await admin.rest('post', '/api/v1/files', declare({ size: 5000 }))).body.errors[0].code).toBe(
+      'file_too_large',
+    );
     const { url } = await created();
     const put = await request(kadu.server).put(url).send(Buffer.alloc(4096, 1));
     expect(put.status).toBe(413);

@@ -20,7 +20,14 @@ beforeAll(async () => {
   kadu = await startKadu();
   owner = new KaduClient(kadu, { role: 'owner' });
   mcpToken = await kadu.token({ role: 'owner' });
-  taskId = (await owner.rest('post', '/api/v1/tasks', { name: 'Fuzz target', kind: 'echo', cost_cap: 2, input_schema: { properties: { k: { type: 'string', pattern: '^(a+)+$' } } } })).body.data.id;
+  taskId = (
+    await owner.rest('post', '/api/v1/tasks', {
+      name: 'Fuzz target',
+      kind: 'echo',
+      cost_cap: 2,
+      input_schema: { properties: { k: { type: 'string', pattern: '^(a+)+$' } } },
+    })
+  ).body.data.id;
   tools = (await owner.listTools('2026')) as typeof tools;
 });
 afterAll(() => kadu.close());
@@ -33,10 +40,26 @@ const RUNS = { perTool: 12 * SCALE, door: 150 * SCALE, rest: 60 * SCALE };
 const hostileText = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udc00y', '../../etc/passwd', "'; drop table tasks; --", '%00', '{{7*7}}', '0190a000-0000-7000-8000-000000000000', 'not-a-uuid', ''),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udc00y',
+    '../../etc/passwd',
+    "'; drop table tasks; --",
+    '%00',
+    '{{7*7}}',
+    '0190a000-0000-7000-8000-000000000000',
+    'not-a-uuid',
+    '',
+  ),
   fc.string({ minLength: 300, maxLength: 3_000 }),
 );
-const hostileNumber = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -1, 1e308, -1e308, 2 ** 53, 0.5));
+const hostileNumber = fc.oneof(
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.constantFrom(0, -1, 1e308, -1e308, 2 ** 53, 0.5),
+);
 const scalar = fc.oneof(hostileText, hostileNumber, fc.boolean(), fc.constant(null));
 /** Nesting from shallow to well past the door's 64 levels. */
 const nested = fc.tuple(fc.integer({ min: 1, max: 90 }), scalar).map(([depth, leaf]) => {
@@ -72,10 +95,20 @@ function plausible(name: string, schema: PropertySchema) {
 function argumentsFor(tool: (typeof tools)[number]) {
   const properties = Object.entries((tool.inputSchema.properties ?? {}) as Record<string, PropertySchema>);
   const own = properties.map(([name, schema]) =>
-    fc.option(fc.tuple(fc.constant(name), fc.oneof({ weight: 3, arbitrary: plausible(name, schema) }, { weight: 1, arbitrary: hostileValue })), { nil: undefined }),
+    fc.option(
+      fc.tuple(
+        fc.constant(name),
+        fc.oneof({ weight: 3, arbitrary: plausible(name, schema) }, { weight: 1, arbitrary: hostileValue }),
+      ),
+      { nil: undefined },
+    ),
   );
   const stranger = fc.option(fc.tuple(hostileText, hostileValue), { nil: undefined, freq: 6 });
-  return fc.tuple(fc.tuple(...own), stranger).map(([pairs, extra]) => Object.fromEntries([...pairs, extra].filter((p): p is [string, unknown] => p !== undefined)));
+  return fc
+    .tuple(fc.tuple(...own), stranger)
+    .map(([pairs, extra]) =>
+      Object.fromEntries([...pairs, extra].filter((p): p is [string, unknown] => p !== undefined)),
+    );
 }
 
 /** What every answer must be: no 5xx, no internal error in any form. */
@@ -89,7 +122,10 @@ function assertNoServerFault(res: request.Response, label: string): void {
 }
 
 const callTool = (era: Era, name: string, args: unknown) => {
-  const r = era === '2026' ? modernRequest('tools/call', { name, arguments: args }, { id: 1 }) : legacyRequest('tools/call', { name, arguments: args }, { id: 1 });
+  const r =
+    era === '2026'
+      ? modernRequest('tools/call', { name, arguments: args }, { id: 1 })
+      : legacyRequest('tools/call', { name, arguments: args }, { id: 1 });
   return request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${mcpToken}`).send(r.body);
 };
 
@@ -110,11 +146,28 @@ describe.each(ERAS)('%s: every tool, hostile arguments', (era) => {
 
 describe('the door', () => {
   const methods = fc.oneof(
-    fc.constantFrom('tools/call', 'tools/list', 'resources/read', 'resources/list', 'resources/templates/list', 'prompts/get', 'prompts/list', 'completion/complete', 'server/discover', 'initialize', 'ping'),
+    fc.constantFrom(
+      'tools/call',
+      'tools/list',
+      'resources/read',
+      'resources/list',
+      'resources/templates/list',
+      'prompts/get',
+      'prompts/list',
+      'completion/complete',
+      'server/discover',
+      'initialize',
+      'ping',
+    ),
     hostileText,
   );
   const message = fc.record(
-    { jsonrpc: fc.oneof(fc.constant('2.0'), hostileText), id: fc.oneof(fc.integer(), hostileText, fc.constant(null)), method: methods, params: fc.oneof(fc.dictionary(hostileText, hostileValue, { maxKeys: 5 }), hostileValue) },
+    {
+      jsonrpc: fc.oneof(fc.constant('2.0'), hostileText),
+      id: fc.oneof(fc.integer(), hostileText, fc.constant(null)),
+      method: methods,
+      params: fc.oneof(fc.dictionary(hostileText, hostileValue, { maxKeys: 5 }), hostileValue),
+    },
     { requiredKeys: ['jsonrpc', 'method'] },
   );
 
@@ -124,13 +177,30 @@ describe('the door', () => {
         const method = typeof body.method === 'string' ? body.method : 'x';
         // A method a client could not even put in the Mcp-Method header is sent with other headers.
         const honestHeaders = honest && /^[\x21-\x7e]+$/.test(method);
-        const params = body.params && typeof body.params === 'object' && !Array.isArray(body.params) ? (body.params as Record<string, unknown>) : {};
+        const params =
+          body.params && typeof body.params === 'object' && !Array.isArray(body.params)
+            ? (body.params as Record<string, unknown>)
+            : {};
         const r = era === '2026' ? modernRequest(method, params) : legacyRequest(method, params);
         const res = await request(kadu.server)
           .post('/mcp')
-          .set(honestHeaders ? r.headers : { 'Content-Type': 'application/json', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call' })
+          .set(
+            honestHeaders
+              ? r.headers
+              : {
+                  'Content-Type': 'application/json',
+                  'MCP-Protocol-Version': '2026-07-28',
+                  'Mcp-Method': 'tools/call',
+                },
+          )
           .set('Authorization', `Bearer ${mcpToken}`)
-          .send(JSON.stringify(honestHeaders ? { ...r.body, ...body, params: body.params === undefined ? r.body.params : body.params } : body));
+          .send(
+            JSON.stringify(
+              honestHeaders
+                ? { ...r.body, ...body, params: body.params === undefined ? r.body.params : body.params }
+                : body,
+            ),
+          );
         assertNoServerFault(res, JSON.stringify(body).slice(0, 200));
       }),
       { numRuns: RUNS.door },
@@ -139,11 +209,21 @@ describe('the door', () => {
 
   it('any bytes as a body are refused with a JSON-RPC error, never a fault', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1'))), async (text) => {
-        const r = modernRequest('tools/list');
-        const res = await request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${mcpToken}`).send(text);
-        assertNoServerFault(res, JSON.stringify(text).slice(0, 200));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1')),
+        ),
+        async (text) => {
+          const r = modernRequest('tools/list');
+          const res = await request(kadu.server)
+            .post('/mcp')
+            .set(r.headers)
+            .set('Authorization', `Bearer ${mcpToken}`)
+            .send(text);
+          assertNoServerFault(res, JSON.stringify(text).slice(0, 200));
+        },
+      ),
       { numRuns: RUNS.door },
     );
   });
@@ -158,11 +238,33 @@ describe('the REST write routes', () => {
       ['post', '/api/v1/webhooks'],
       ['post', '/api/v1/files'],
     ];
-    const body = fc.dictionary(fc.oneof(fc.constantFrom('name', 'kind', 'cost_cap', 'description', 'instructions', 'input_schema', 'input', 'url', 'events', 'size', 'sha256'), hostileText), hostileValue, { maxKeys: 6 });
+    const body = fc.dictionary(
+      fc.oneof(
+        fc.constantFrom(
+          'name',
+          'kind',
+          'cost_cap',
+          'description',
+          'instructions',
+          'input_schema',
+          'input',
+          'url',
+          'events',
+          'size',
+          'sha256',
+        ),
+        hostileText,
+      ),
+      hostileValue,
+      { maxKeys: 6 },
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), body, async ([method, path], payload) => {
         const res = await owner.rest(method, path, payload);
-        expect(res.status, `${method} ${path} ${JSON.stringify(payload).slice(0, 200)}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        expect(
+          res.status,
+          `${method} ${path} ${JSON.stringify(payload).slice(0, 200)}: ${res.text.slice(0, 300)}`,
+        ).toBeLessThan(500);
         if (res.status >= 400) expect(res.body.errors?.length, res.text).toBeGreaterThan(0);
       }),
       { numRuns: RUNS.rest },

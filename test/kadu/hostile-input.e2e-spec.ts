@@ -21,18 +21,27 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-const refused = (body: { status: number; errors: { code: string; param?: string; detail?: string }[] }, param: string) => {
+const refused = (
+  body: { status: number; errors: { code: string; param?: string; detail?: string }[] },
+  param: string,
+) => {
   expect(body.status).toBe(422);
   expect(body.errors).toContainEqual(expect.objectContaining({ code: 'validation_failed', param }));
 };
 
 describe('null on optional fields', () => {
-  it.each(['name', 'description', 'instructions', 'cost_cap'])('REST PATCH {"%s": null} is a 422 naming it; the task is unchanged', async (field) => {
-    const res = await admin.rest('patch', `/api/v1/tasks/${taskId}`, { [field]: null });
-    expect(res.status).toBe(422);
-    refused(res.body, field);
-    expect((await admin.rest('get', `/api/v1/tasks/${taskId}`)).body.data).toMatchObject({ name: 'Target', cost_cap: 3 });
-  });
+  it.each(['name', 'description', 'instructions', 'cost_cap'])(
+    'REST PATCH {"%s": null} is a 422 naming it; the task is unchanged',
+    async (field) => {
+      const res = await admin.rest('patch', `/api/v1/tasks/${taskId}`, { [field]: null });
+      expect(res.status).toBe(422);
+      refused(res.body, field);
+      expect((await admin.rest('get', `/api/v1/tasks/${taskId}`)).body.data).toMatchObject({
+        name: 'Target',
+        cost_cap: 3,
+      });
+    },
+  );
 
   it('input_schema: null is accepted and means no schema', async () => {
     const res = await admin.rest('patch', `/api/v1/tasks/${taskId}`, { input_schema: null });
@@ -40,17 +49,25 @@ describe('null on optional fields', () => {
     expect(res.body.data.input_schema).toBeNull();
   });
 
-  it.each(ERAS)('%s: kadu_tasks_list {"cursor": null} and kadu_tasks_create {"idempotency_key": null} are 422s naming them', async (era) => {
-    const list = await admin.tool(era, 'kadu_tasks_list', { cursor: null });
-    expect(list.isError).toBe(true);
-    refused(list.body, 'cursor');
-    const create = await admin.tool(era, 'kadu_tasks_create', { name: 'n', kind: 'echo', cost_cap: 1, idempotency_key: null });
-    expect(create.isError).toBe(true);
-    refused(create.body, 'idempotency_key');
-    const limit = await admin.tool(era, 'kadu_executions_list', { limit: null, status: null, task_id: null });
-    refused(limit.body, 'limit');
-    refused(limit.body, 'status');
-  });
+  it.each(ERAS)(
+    '%s: kadu_tasks_list {"cursor": null} and kadu_tasks_create {"idempotency_key": null} are 422s naming them',
+    async (era) => {
+      const list = await admin.tool(era, 'kadu_tasks_list', { cursor: null });
+      expect(list.isError).toBe(true);
+      refused(list.body, 'cursor');
+      const create = await admin.tool(era, 'kadu_tasks_create', {
+        name: 'n',
+        kind: 'echo',
+        cost_cap: 1,
+        idempotency_key: null,
+      });
+      expect(create.isError).toBe(true);
+      refused(create.body, 'idempotency_key');
+      const limit = await admin.tool(era, 'kadu_executions_list', { limit: null, status: null, task_id: null });
+      refused(limit.body, 'limit');
+      refused(limit.body, 'status');
+    },
+  );
 });
 
 describe('NUL bytes and lone surrogates', () => {
@@ -60,18 +77,38 @@ describe('NUL bytes and lone surrogates', () => {
     ['a lone low surrogate', '\udc00', 'an unpaired UTF-16 surrogate'],
   ];
 
-  it.each(BAD)('REST: %s in a field, deep in a free-form object, or in a key is a 422 naming where', async (_what, text, problem) => {
-    const name = await admin.rest('post', '/api/v1/tasks', { name: text, kind: 'echo', cost_cap: 1 });
-    expect(name.status).toBe(422);
-    expect(name.body.errors).toEqual([{ code: 'validation_failed', title: 'Validation failed', detail: `name must not contain ${problem}`, param: 'name' }]);
-    const deep = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { notes: ['ok', { memo: text }] } });
-    expect(deep.status).toBe(422);
-    expect(deep.body.errors[0]).toMatchObject({ param: 'input.notes.1.memo', detail: `input.notes.1.memo must not contain ${problem}` });
-    const key = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { [`k${text}`]: 1 } });
-    expect(key.status).toBe(422);
-    const schema = await admin.rest('post', '/api/v1/tasks', { name: 'n', kind: 'echo', cost_cap: 1, input_schema: { properties: { a: { const: text } } } });
-    expect(schema.status).toBe(422);
-  });
+  it.each(BAD)(
+    'REST: %s in a field, deep in a free-form object, or in a key is a 422 naming where',
+    async (_what, text, problem) => {
+      const name = await admin.rest('post', '/api/v1/tasks', { name: text, kind: 'echo', cost_cap: 1 });
+      expect(name.status).toBe(422);
+      expect(name.body.errors).toEqual([
+        {
+          code: 'validation_failed',
+          title: 'Validation failed',
+          detail: `name must not contain ${problem}`,
+          param: 'name',
+        },
+      ]);
+      const deep = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, {
+        input: { notes: ['ok', { memo: text }] },
+      });
+      expect(deep.status).toBe(422);
+      expect(deep.body.errors[0]).toMatchObject({
+        param: 'input.notes.1.memo',
+        detail: `input.notes.1.memo must not contain ${problem}`,
+      });
+      const key = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { [`k${text}`]: 1 } });
+      expect(key.status).toBe(422);
+      const schema = await admin.rest('post', '/api/v1/tasks', {
+        name: 'n',
+        kind: 'echo',
+        cost_cap: 1,
+        input_schema: { properties: { a: { const: text } } },
+      });
+      expect(schema.status).toBe(422);
+    },
+  );
 
   it('REST: in a query string and a path', async () => {
     const query = await admin.rest('get', '/api/v1/executions?task_id=%00');
@@ -86,7 +123,9 @@ describe('NUL bytes and lone surrogates', () => {
     for (const [, text, problem] of BAD) {
       const create = await admin.tool(era, 'kadu_tasks_create', { name: text, kind: 'echo', cost_cap: 1 });
       expect(create.isError).toBe(true);
-      expect(create.body.errors).toEqual([expect.objectContaining({ param: 'name', detail: `name must not contain ${problem}` })]);
+      expect(create.body.errors).toEqual([
+        expect.objectContaining({ param: 'name', detail: `name must not contain ${problem}` }),
+      ]);
       const get = await admin.tool(era, 'kadu_tasks_get', { task_id: text });
       refused(get.body, 'task_id');
       const run = await admin.tool(era, 'kadu_tasks_run', { task_id: taskId, input: { a: [text] } });
@@ -108,15 +147,28 @@ describe('deep nesting', () => {
       .set('Content-Type', 'application/json')
       .send(`{"name":"n","kind":"echo","cost_cap":1,"input_schema":${deepJson(5_000)}}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ status: 400, errors: [{ code: 'nesting_too_deep', title: 'JSON nested too deeply', detail: 'The body nests deeper than 64 levels' }] });
+    expect(res.body).toEqual({
+      status: 400,
+      errors: [
+        { code: 'nesting_too_deep', title: 'JSON nested too deeply', detail: 'The body nests deeper than 64 levels' },
+      ],
+    });
   });
 
   it.each(ERAS)('%s: a 5,000-level kadu_tasks_run input or task_id is a -32600 naming the limit', async (era) => {
     const token = await kadu.token();
     for (const args of [`{"task_id":"${taskId}","input":${deepJson(5_000)}}`, `{"task_id":${deepJson(5_000)}}`]) {
-      const r = era === '2026' ? modernRequest('tools/call', { name: 'kadu_tasks_run', arguments: {} }, { id: 7 }) : legacyRequest('tools/call', { name: 'kadu_tasks_run', arguments: {} }, { id: 7 });
+      const r =
+        era === '2026'
+          ? modernRequest('tools/call', { name: 'kadu_tasks_run', arguments: {} }, { id: 7 })
+          : legacyRequest('tools/call', { name: 'kadu_tasks_run', arguments: {} }, { id: 7 });
       const text = JSON.stringify(r.body).replace('"arguments":{}', `"arguments":${args}`);
-      const res = await request(kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send(text);
+      const res = await request(kadu.server)
+        .post('/mcp')
+        .set(r.headers)
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/json')
+        .send(text);
       expectRpcError(res, 400, -32600, null);
       expect(res.body.error.data).toEqual({ max_depth: 64 });
     }
@@ -129,25 +181,35 @@ describe('deep nesting', () => {
 });
 
 describe('webhook URLs that embed or tunnel to a private IPv4 address', () => {
-  it.each(['http://[::127.0.0.1]/', 'http://[2002:7f00:1::1]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'])(
-    '%s is refused at creation on REST, and over MCP before any approval',
-    async (url) => {
-      const rest = await admin.rest('post', '/api/v1/webhooks', { url });
-      expect(rest.status).toBe(422);
-      expect(rest.body.errors[0]).toMatchObject({ code: 'url_not_allowed', param: 'url' });
-      const mcp = await admin.tool('2025', 'kadu_webhooks_create', { url });
-      expect(mcp.body.errors[0]).toMatchObject({ code: 'url_not_allowed', param: 'url' });
-    },
-  );
+  it.each([
+    'http://[::127.0.0.1]/',
+    'http://[2002:7f00:1::1]/',
+    'http://[2002:a9fe:a9fe::1]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+  ])('%s is refused at creation on REST, and over MCP before any approval', async (url) => {
+    const rest = await admin.rest('post', '/api/v1/webhooks', { url });
+    expect(rest.status).toBe(422);
+    expect(rest.body.errors[0]).toMatchObject({ code: 'url_not_allowed', param: 'url' });
+    const mcp = await admin.tool('2025', 'kadu_webhooks_create', { url });
+    expect(mcp.body.errors[0]).toMatchObject({ code: 'url_not_allowed', param: 'url' });
+  });
 });
 
 describe('destructive tools check before they ask', () => {
   it.each(ERAS)('%s: a malformed, missing or foreign id answers not_found and makes no approval', async (era) => {
-    const foreign = (await admin.as({ org: 'other', user: 'o@other.test' }).rest('post', '/api/v1/tasks', { name: 'Theirs', kind: 'echo', cost_cap: 1 })).body.data.id;
+    const foreign = (
+      await admin
+        .as({ org: 'other', user: 'o@other.test' })
+        .rest('post', '/api/v1/tasks', { name: 'Theirs', kind: 'echo', cost_cap: 1 })
+    ).body.data.id;
     for (const id of ['not-a-uuid', '0190a000-0000-7000-8000-000000000000', foreign]) {
       const res = await admin.tool(era, 'kadu_tasks_delete', { task_id: id });
       expect(res.isError).toBe(true);
-      expect(res.body).toEqual({ status: 404, errors: [{ code: 'not_found', title: 'Not found', detail: 'No such task' }] });
+      expect(res.body).toEqual({
+        status: 404,
+        errors: [{ code: 'not_found', title: 'Not found', detail: 'No such task' }],
+      });
     }
     // A valid call still asks first: proof the refusals above were not approvals in disguise.
     // (The other era's run of this test may have asked already: then the same approval, with a fresh link.)
@@ -157,9 +219,19 @@ describe('destructive tools check before they ask', () => {
   });
 
   it('a run whose input the task schema refuses, or a 900 KB input, gets its 422 and no approval', async () => {
-    const strict = (await admin.rest('post', '/api/v1/tasks', { name: 'Strict', kind: 'echo', cost_cap: 1, input_schema: { required: ['month'] } })).body.data.id;
+    const strict = (
+      await admin.rest('post', '/api/v1/tasks', {
+        name: 'Strict',
+        kind: 'echo',
+        cost_cap: 1,
+        input_schema: { required: ['month'] },
+      })
+    ).body.data.id;
     const missing = await admin.tool('2025', 'kadu_tasks_run', { task_id: strict, input: {} });
-    expect(missing.body.errors[0]).toMatchObject({ code: 'input_invalid', detail: "input must have required property 'month'" });
+    expect(missing.body.errors[0]).toMatchObject({
+      code: 'input_invalid',
+      detail: "input must have required property 'month'",
+    });
     const huge = await admin.tool('2025', 'kadu_tasks_run', { task_id: strict, input: { month: 'x'.repeat(900_000) } });
     expect(huge.body.errors).toEqual([expect.objectContaining({ code: 'validation_failed', param: 'input' })]);
     await admin.rest('delete', `/api/v1/tasks/${strict}`);

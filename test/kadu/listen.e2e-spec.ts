@@ -15,7 +15,11 @@ let base: string;
 const open: ListenStream[] = [];
 
 beforeAll(async () => {
-  kadu = await startKadu({ KADU_LISTEN_MAX_STREAMS: '3', KADU_LISTEN_MAX_SUBSCRIPTIONS: '3', KADU_LISTEN_HEARTBEAT_MS: '200' });
+  kadu = await startKadu({
+    KADU_LISTEN_MAX_STREAMS: '3',
+    KADU_LISTEN_MAX_SUBSCRIPTIONS: '3',
+    KADU_LISTEN_HEARTBEAT_MS: '200',
+  });
   await kadu.app.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${(kadu.server.address() as { port: number }).port}`;
   admin = new KaduClient(kadu);
@@ -25,7 +29,11 @@ afterEach(() => {
 });
 afterAll(() => kadu.close());
 
-async function listen(token: string, notifications: Record<string, unknown>, id?: string | number): Promise<ListenStream> {
+async function listen(
+  token: string,
+  notifications: Record<string, unknown>,
+  id?: string | number,
+): Promise<ListenStream> {
   const stream = await ListenStream.open(base, token, notifications, id);
   open.push(stream);
   return stream;
@@ -33,28 +41,49 @@ async function listen(token: string, notifications: Record<string, unknown>, id?
 
 /** An execution of `reconcile` waiting for input (its first run asked a question). */
 async function waitingExecution(): Promise<string> {
-  const bank = await uploadFile(kadu, admin, 'bank.csv', 'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n');
-  const ledger = await uploadFile(kadu, admin, 'ledger.csv', 'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n');
+  const bank = await uploadFile(
+    kadu,
+    admin,
+    'bank.csv',
+    'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n',
+  );
+  const ledger = await uploadFile(
+    kadu,
+    admin,
+    'ledger.csv',
+    'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n',
+  );
   const task = await admin.rest('post', '/api/v1/tasks', { name: 'listen reconcile', kind: 'reconcile', cost_cap: 50 });
   const run = await admin.rest('post', `/api/v1/tasks/${task.body.data.id}/run`, { input_file_ids: [bank, ledger] });
   await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
   return run.body.data.id;
 }
 
-const stepCount = async (id: string): Promise<number> => (await admin.rest('get', `/api/v1/executions/${id}/steps`)).body.data.length;
-const isUpdate = (uri: string) => (m: StreamMessage) => m.method === 'notifications/resources/updated' && m.params.uri === uri;
+const stepCount = async (id: string): Promise<number> =>
+  (await admin.rest('get', `/api/v1/executions/${id}/steps`)).body.data.length;
+const isUpdate = (uri: string) => (m: StreamMessage) =>
+  m.method === 'notifications/resources/updated' && m.params.uri === uri;
 
 describe('subscriptions/listen on Kadu', () => {
   it('discover advertises per-URI subscriptions only (no list ever changes)', async () => {
     const res = await admin.mcp('2026', 'server/discover');
-    expect(res.body.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: { subscribe: true }, completions: {} });
+    expect(res.body.result.capabilities).toEqual({
+      tools: {},
+      prompts: {},
+      resources: { subscribe: true },
+      completions: {},
+    });
   });
 
   it('follows an execution: acknowledged first, then every change in order, each tagged with the subscription id', async () => {
     const id = await waitingExecution();
     const uri = `kobana://kadu/executions/${id}`;
     const stepsBefore = await stepCount(id);
-    const stream = await listen(await kadu.token(), { resourceSubscriptions: [uri, `${uri}/steps`], toolsListChanged: true }, 'follow-1');
+    const stream = await listen(
+      await kadu.token(),
+      { resourceSubscriptions: [uri, `${uri}/steps`], toolsListChanged: true },
+      'follow-1',
+    );
     expect(stream.status).toBe(200);
     expect(stream.contentType).toMatch(/^text\/event-stream/);
     const ack = await stream.next(() => true, 'the acknowledgement');
@@ -65,7 +94,9 @@ describe('subscriptions/listen on Kadu', () => {
       params: { notifications: { resourceSubscriptions: [uri, `${uri}/steps`] }, _meta: { [SUB]: 'follow-1' } },
     });
 
-    expect((await admin.rest('post', `/api/v1/executions/${id}/continue`, { answers: { decisions: { 1: 'L-2' } } })).status).toBe(202);
+    expect(
+      (await admin.rest('post', `/api/v1/executions/${id}/continue`, { answers: { decisions: { 1: 'L-2' } } })).status,
+    ).toBe(202);
     await stream.next((m) => isUpdate(uri)(m) && m.params._meta[STATUS] === 'succeeded', 'the succeeded update');
     const stepsAfter = await stepCount(id);
     expect(stream.messages[0]).toBe(ack);
@@ -82,16 +113,26 @@ describe('subscriptions/listen on Kadu', () => {
     const id = await waitingExecution();
     const other = await kadu.token({ org: 'globex', user: 'eve@globex.test', role: 'owner' });
     const foreign = await listen(other, { resourceSubscriptions: [`kobana://kadu/executions/${id}`] }, 'x');
-    const missing = await listen(other, { resourceSubscriptions: ['kobana://kadu/executions/exe_00000000000000000000000000'] }, 'x');
+    const missing = await listen(
+      other,
+      { resourceSubscriptions: ['kobana://kadu/executions/exe_00000000000000000000000000'] },
+      'x',
+    );
     expect(foreign.status).toBe(200);
     expect(foreign.contentType).toMatch(/^application\/json/);
     expect(foreign.refusal).toEqual({
       jsonrpc: '2.0',
       id: 'x',
-      error: { code: -32602, message: `Resource not found: kobana://kadu/executions/${id}`, data: { uri: `kobana://kadu/executions/${id}` } },
+      error: {
+        code: -32602,
+        message: `Resource not found: kobana://kadu/executions/${id}`,
+        data: { uri: `kobana://kadu/executions/${id}` },
+      },
     });
     expect(missing.refusal?.error.code).toBe(-32602);
-    expect(missing.refusal?.error.message).toBe('Resource not found: kobana://kadu/executions/exe_00000000000000000000000000');
+    expect(missing.refusal?.error.message).toBe(
+      'Resource not found: kobana://kadu/executions/exe_00000000000000000000000000',
+    );
   });
 
   it('delivers an event only to streams of its audience (the organisation)', async () => {
@@ -110,13 +151,24 @@ describe('subscriptions/listen on Kadu', () => {
   it('malformed filters and too many URIs are refused with -32602 and the reason', async () => {
     const token = await kadu.token();
     const bad = await listen(token, { resourceSubscriptions: 'kobana://kadu/me' }, 'b');
-    expect(bad.refusal).toMatchObject({ id: 'b', error: { code: -32602, message: 'Invalid params: "notifications.resourceSubscriptions" must be an array of non-empty strings (at most 2048 characters each)' } });
+    expect(bad.refusal).toMatchObject({
+      id: 'b',
+      error: {
+        code: -32602,
+        message:
+          'Invalid params: "notifications.resourceSubscriptions" must be an array of non-empty strings (at most 2048 characters each)',
+      },
+    });
     const uris = ['kobana://kadu/me', 'kobana://kadu/usage', 'kobana://kadu/tasks', 'kobana://kadu/executions/exe_1'];
     const many = await listen(token, { resourceSubscriptions: uris }, 'm');
     expect(many.refusal).toEqual({
       jsonrpc: '2.0',
       id: 'm',
-      error: { code: -32602, message: 'Invalid params: a stream may follow at most 3 resource URIs and task ids; this one asks for 4', data: { limit: 3, requested: 4 } },
+      error: {
+        code: -32602,
+        message: 'Invalid params: a stream may follow at most 3 resource URIs and task ids; this one asks for 4',
+        data: { limit: 3, requested: 4 },
+      },
     });
   });
 
@@ -133,10 +185,16 @@ describe('subscriptions/listen on Kadu', () => {
     expect(refused.refusal).toEqual({
       jsonrpc: '2.0',
       id: 'fourth',
-      error: { code: -32600, message: 'Too many open subscription streams: at most 3 per caller; close one first', data: { limit: 3 } },
+      error: {
+        code: -32600,
+        message: 'Too many open subscription streams: at most 3 per caller; close one first',
+        data: { limit: 3 },
+      },
     });
     // Another member is not held to this one's count.
-    const other = await listen(await kadu.token({ user: 'other@acme.test' }), { resourceSubscriptions: ['kobana://kadu/me'] });
+    const other = await listen(await kadu.token({ user: 'other@acme.test' }), {
+      resourceSubscriptions: ['kobana://kadu/me'],
+    });
     expect(other.status).toBe(200);
     streams[0]!.close();
     let again: ListenStream | undefined;
@@ -156,17 +214,29 @@ describe('subscriptions/listen on Kadu', () => {
   });
 
   it('ends the stream when the token expires, with the listen result', async () => {
-    const stream = await listen(await kadu.token({ ttlSeconds: 2 }), { resourceSubscriptions: ['kobana://kadu/me'] }, 'short');
+    const stream = await listen(
+      await kadu.token({ ttlSeconds: 2 }),
+      { resourceSubscriptions: ['kobana://kadu/me'] },
+      'short',
+    );
     await stream.next(() => true, 'the acknowledgement');
     await stream.ended;
-    expect(stream.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'short', result: { resultType: 'complete', _meta: { [SUB]: 'short' } } });
+    expect(stream.messages.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 'short',
+      result: { resultType: 'complete', _meta: { [SUB]: 'short' } },
+    });
   });
 
   it('2025 era: subscriptions/listen is not a method, GET still answers 405', async () => {
-    const res = await admin.mcp('2025', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['kobana://kadu/me'] } });
+    const res = await admin.mcp('2025', 'subscriptions/listen', {
+      notifications: { resourceSubscriptions: ['kobana://kadu/me'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body.error.code).toBe(-32601);
-    const get = await fetch(`${base}/mcp`, { headers: { Authorization: `Bearer ${await kadu.token()}`, Accept: 'text/event-stream' } });
+    const get = await fetch(`${base}/mcp`, {
+      headers: { Authorization: `Bearer ${await kadu.token()}`, Accept: 'text/event-stream' },
+    });
     expect(get.status).toBe(405);
   });
 });

@@ -71,7 +71,11 @@ describe.each(ERAS)('budgets, %s era (rung 10)', (era) => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(refused.headers['ratelimit-reset']).toBe(String(retryAfter));
-    expect(refused.body).toEqual({ jsonrpc: '2.0', id: 77, error: { code: -32600, message: expect.any(String), data: { retry_after: retryAfter } } });
+    expect(refused.body).toEqual({
+      jsonrpc: '2.0',
+      id: 77,
+      error: { code: -32600, message: expect.any(String), data: { retry_after: retryAfter } },
+    });
     // Still refused just before the window ends, let through once it has.
     time.advance((retryAfter - 1) * 1000);
     expect((await list(kadu, token, era)).status).toBe(429);
@@ -108,14 +112,25 @@ describe.each(ERAS)('budgets, %s era (rung 10)', (era) => {
     const writer = new KaduClient(kadu, { user: `writer-${era}@acme.test` });
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) {
-      codes.push((await writer.mcp(era, 'tools/call', { name: 'kadu_tasks_create', arguments: { name: `w-${era}-${i}`, kind: 'echo', cost_cap: 1 } })).status);
+      codes.push(
+        (
+          await writer.mcp(era, 'tools/call', {
+            name: 'kadu_tasks_create',
+            arguments: { name: `w-${era}-${i}`, kind: 'echo', cost_cap: 1 },
+          })
+        ).status,
+      );
     }
     expect(codes).toEqual([200, 200, 200, 429]);
     // Reads still have room (the general budget is 5: four spent).
     expect((await writer.mcp(era, 'tools/call', { name: 'kadu_tasks_list', arguments: {} })).status).toBe(200);
     time.advance(61_000);
     const names = (await writer.rest('get', '/api/v1/tasks?limit=100')).body.data.map((t: { name: string }) => t.name);
-    expect(names.filter((n: string) => n.startsWith(`w-${era}-`)).sort()).toEqual([`w-${era}-0`, `w-${era}-1`, `w-${era}-2`]);
+    expect(names.filter((n: string) => n.startsWith(`w-${era}-`)).sort()).toEqual([
+      `w-${era}-0`,
+      `w-${era}-1`,
+      `w-${era}-2`,
+    ]);
   });
 });
 
@@ -144,7 +159,11 @@ describe('failed logins (rung 3 budget per address)', () => {
       expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(retryAfter);
       expect(refused.headers['mcp-protocol-version']).toBe(VERSION[era]);
       // Refused with authentication (rung 3), before the body is read: no id yet.
-      expect(refused.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { retry_after: Number(refused.headers['retry-after']) } } });
+      expect(refused.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, data: { retry_after: Number(refused.headers['retry-after']) } },
+      });
     }
     // Someone else behind the same address (a NAT, a gateway) with a valid token is not locked out.
     const token = await kadu.token({ user: 'victim@acme.test' });
@@ -209,7 +228,11 @@ describe('dependency failures answer 503 with Retry-After and recover by themsel
       const rest = await new KaduClient(kadu).rest('get', '/api/v1/me');
       expect(rest.status).toBe(503);
       await proxy.start();
-      await eventually('MCP answers again', async () => (await list(kadu, token)).status, (s) => s === 200);
+      await eventually(
+        'MCP answers again',
+        async () => (await list(kadu, token)).status,
+        (s) => s === 200,
+      );
       expect((await list(kadu, token, '2025')).status).toBe(200);
       expect((await request(kadu.server).get('/health/ready')).status).toBe(200);
     } finally {
@@ -239,13 +262,21 @@ describe('dependency failures answer 503 with Retry-After and recover by themsel
         expect(mcp.status).toBe(503);
         expect(mcp.headers['retry-after']).toBe('5');
         expect(mcp.headers['mcp-protocol-version']).toBe(VERSION[era]);
-        expect(mcp.body).toMatchObject({ jsonrpc: '2.0', id: expect.any(Number), error: { code: -32603, data: { retry_after: 5 } } });
+        expect(mcp.body).toMatchObject({
+          jsonrpc: '2.0',
+          id: expect.any(Number),
+          error: { code: -32603, data: { retry_after: 5 } },
+        });
       }
       const ready = await request(kadu.server).get('/health/ready');
       expect(ready.status).toBe(503);
       expect(ready.body.checks.database).toBe('down');
       await proxy.start();
-      await eventually('the API answers again', async () => (await client.rest('get', '/api/v1/tasks')).status, (s) => s === 200);
+      await eventually(
+        'the API answers again',
+        async () => (await client.rest('get', '/api/v1/tasks')).status,
+        (s) => s === 200,
+      );
       expect((await request(kadu.server).get('/health/ready')).status).toBe(200);
     } finally {
       if (!proxy.running) await proxy.start();

@@ -22,7 +22,10 @@ it('resumes queued executions and fails the ones a stopped process left running'
   await insert('0190c0de-0000-7000-8000-0000000000a2', 'running');
   await first.close({ keepData: true });
 
-  const second = await startKadu({ DATA_DIR: first.config.dataDir, ...(first.config.databaseSchema ? { DATABASE_SCHEMA: first.config.databaseSchema } : {}) });
+  const second = await startKadu({
+    DATA_DIR: first.config.dataDir,
+    ...(first.config.databaseSchema ? { DATABASE_SCHEMA: first.config.databaseSchema } : {}),
+  });
   try {
     const again = new KaduClient(second);
     const resumed = await again.waitForExecution('0190c0de-0000-7000-8000-0000000000a1');

@@ -54,17 +54,23 @@ function deployment() {
 needs.describe('the shared execution queue (BullMQ)', () => {
   it('a replica that only queues has its executions run by another replica', async () => {
     const d = deployment();
-    const queue = new Queue('executions', { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${d.prefix}queue` });
+    const queue = new Queue('executions', {
+      connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }),
+      prefix: `${d.prefix}queue`,
+    });
     try {
       const front = await d.replica({ KADU_EXECUTION_CONCURRENCY: '0' });
       const frontClient = new KaduClient(front);
-      const task = (await frontClient.rest('post', '/api/v1/tasks', { name: 'echo', kind: 'echo', cost_cap: 5 })).body.data;
+      const task = (await frontClient.rest('post', '/api/v1/tasks', { name: 'echo', kind: 'echo', cost_cap: 5 })).body
+        .data;
       const queued = await frontClient.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { hello: 'replicas' } });
       expect(queued.status).toBe(202);
       expect(queued.body.data.status).toBe('queued');
       // Nobody runs it yet: the only replica has no worker, so the job waits in the shared queue.
       expect(await queue.getJobCounts('waiting', 'active')).toEqual({ waiting: 1, active: 0 });
-      expect((await frontClient.rest('get', `/api/v1/executions/${queued.body.data.id}`)).body.data.status).toBe('queued');
+      expect((await frontClient.rest('get', `/api/v1/executions/${queued.body.data.id}`)).body.data.status).toBe(
+        'queued',
+      );
 
       await d.replica({ KADU_EXECUTION_CONCURRENCY: '2' });
       const done = await frontClient.waitForExecution(queued.body.data.id);
@@ -86,7 +92,9 @@ needs.describe('the shared execution queue (BullMQ)', () => {
       const client = new KaduClient(front);
       const task = (await client.rest('post', '/api/v1/tasks', { name: 'echo', kind: 'echo', cost_cap: 5 })).body.data;
       const db = front.app.get(DATABASE) as Database;
-      const [{ id: memberId }] = await db.query<{ id: string }>(`select m.id from members m join organizations o on o.id = m.org_id where o.slug = 'acme'`);
+      const [{ id: memberId }] = await db.query<{ id: string }>(
+        `select m.id from members m join organizations o on o.id = m.org_id where o.slug = 'acme'`,
+      );
       const executionId = '0190c0de-0000-7000-8000-00000000b0b0';
       await db.query(
         `insert into executions (id, org_id, task_id, status, input, input_file_ids, output_file_ids, cost_cap, requested_by, started_at)
@@ -104,7 +112,12 @@ needs.describe('the shared execution queue (BullMQ)', () => {
           taken();
           return new Promise(() => undefined);
         },
-        { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix: `${d.prefix}queue`, lockDuration: 4000, skipStalledCheck: true },
+        {
+          connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }),
+          prefix: `${d.prefix}queue`,
+          lockDuration: 4000,
+          skipStalledCheck: true,
+        },
       );
       // Queued the way the app queues it: one job per execution, named by its id.
       await queue.add('run', { executionId }, { jobId: executionId });
@@ -143,43 +156,50 @@ needs.describe('the shared execution queue (BullMQ)', () => {
 });
 
 describe('the shared queue away and back', () => {
-  needs.it('a run answers 503 with Retry-After and stores nothing while Redis is away, and runs once it is back', async () => {
-    const target = new URL(REDIS_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
-    await proxy.start();
-    // Budgets off: the request reaches the queue rather than stopping at the rate-limit store.
-    const kadu = await startKadu({
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-      REDIS_PREFIX: `kadu-qfault-${randomBytes(6).toString('hex')}:`,
-      KADU_RATE_GENERAL: 'off',
-      KADU_RATE_WRITES: 'off',
-      KADU_RATE_FAILED_AUTH: 'off',
-    });
-    try {
-      const client = new KaduClient(kadu);
-      const task = (await client.rest('post', '/api/v1/tasks', { name: 'echo', kind: 'echo', cost_cap: 5 })).body.data;
-      await proxy.stop();
-      const down = await client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: 1 } });
-      expect(down.status).toBe(503);
-      expect(down.headers['retry-after']).toBe('5');
-      expect(down.body.errors[0].code).toBe('service_unavailable');
-      expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toEqual([]);
-
+  needs.it(
+    'a run answers 503 with Retry-After and stores nothing while Redis is away, and runs once it is back',
+    async () => {
+      const target = new URL(REDIS_URL);
+      const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
       await proxy.start();
-      const res = await eventually(
-        'a run accepted once Redis is back',
-        () => client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: 2 } }),
-        (r) => r.status !== 503,
-        { intervalMs: 250 },
-      );
-      expect(res.status).toBe(202);
-      expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
-      expect(await client.waitForExecution(res.body.data.id)).toMatchObject({ status: 'succeeded', output: { n: 2 } });
-    } finally {
-      await kadu.close();
-      await proxy.stop();
-    }
-  });
+      // Budgets off: the request reaches the queue rather than stopping at the rate-limit store.
+      const kadu = await startKadu({
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_PREFIX: `kadu-qfault-${randomBytes(6).toString('hex')}:`,
+        KADU_RATE_GENERAL: 'off',
+        KADU_RATE_WRITES: 'off',
+        KADU_RATE_FAILED_AUTH: 'off',
+      });
+      try {
+        const client = new KaduClient(kadu);
+        const task = (await client.rest('post', '/api/v1/tasks', { name: 'echo', kind: 'echo', cost_cap: 5 })).body
+          .data;
+        await proxy.stop();
+        const down = await client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: 1 } });
+        expect(down.status).toBe(503);
+        expect(down.headers['retry-after']).toBe('5');
+        expect(down.body.errors[0].code).toBe('service_unavailable');
+        expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toEqual([]);
+
+        await proxy.start();
+        const res = await eventually(
+          'a run accepted once Redis is back',
+          () => client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: 2 } }),
+          (r) => r.status !== 503,
+          { intervalMs: 250 },
+        );
+        expect(res.status).toBe(202);
+        expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
+        expect(await client.waitForExecution(res.body.data.id)).toMatchObject({
+          status: 'succeeded',
+          output: { n: 2 },
+        });
+      } finally {
+        await kadu.close();
+        await proxy.stop();
+      }
+    },
+  );
 });
 
 describe('KADU_EXECUTION_CONCURRENCY', () => {

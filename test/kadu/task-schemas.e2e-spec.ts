@@ -17,8 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-const task = (client: KaduClient, input_schema: unknown, name = 'Schema task') => client.rest('post', '/api/v1/tasks', { name, kind: 'echo', cost_cap: 5, input_schema });
-const run = (client: KaduClient, id: string, input: unknown) => client.rest('post', `/api/v1/tasks/${id}/run`, { input });
+const task = (client: KaduClient, input_schema: unknown, name = 'Schema task') =>
+  client.rest('post', '/api/v1/tasks', { name, kind: 'echo', cost_cap: 5, input_schema });
+const run = (client: KaduClient, id: string, input: unknown) =>
+  client.rest('post', `/api/v1/tasks/${id}/run`, { input });
 
 describe('no schema reaches across organisations', () => {
   const LEAKY = { $id: 'urn:x:del', required: ['acct'], properties: { acct: { maxLength: 5 } } };
@@ -44,28 +46,54 @@ describe('no schema reaches across organisations', () => {
     expect(again.status).toBe(201);
     const first = await run(acme, again.body.data.id, { acct: '123456' });
     expect(first.status).toBe(422);
-    expect(first.body.errors).toEqual([expect.objectContaining({ code: 'input_invalid', param: 'input.acct', detail: 'input/acct must NOT have more than 5 characters' })]);
+    expect(first.body.errors).toEqual([
+      expect.objectContaining({
+        code: 'input_invalid',
+        param: 'input.acct',
+        detail: 'input/acct must NOT have more than 5 characters',
+      }),
+    ]);
     expect((await run(beta, squat.body.data.id, { acct: 7 })).status).toBe(202);
   });
 
-  it.each(['https://example.com/schema.json', 'other.json#/defs/a', 'file:///etc/passwd'])('a remote or cross-document $ref (%s) is refused, over MCP too', async (ref) => {
-    expect((await task(acme, { properties: { a: { $ref: ref } } })).status).toBe(422);
-    const res = await acme.tool('2026', 'kadu_tasks_create', { name: 'x', kind: 'echo', cost_cap: 1, input_schema: { $ref: ref } });
-    expect(res.isError).toBe(true);
-    expect(res.body.errors[0]).toMatchObject({ code: 'validation_failed', param: 'input_schema' });
-  });
+  it.each(['https://example.com/schema.json', 'other.json#/defs/a', 'file:///etc/passwd'])(
+    'a remote or cross-document $ref (%s) is refused, over MCP too',
+    async (ref) => {
+      expect((await task(acme, { properties: { a: { $ref: ref } } })).status).toBe(422);
+      const res = await acme.tool('2026', 'kadu_tasks_create', {
+        name: 'x',
+        kind: 'echo',
+        cost_cap: 1,
+        input_schema: { $ref: ref },
+      });
+      expect(res.isError).toBe(true);
+      expect(res.body.errors[0]).toMatchObject({ code: 'validation_failed', param: 'input_schema' });
+    },
+  );
 
   it('references inside the schema work', async () => {
-    const t = await task(acme, { $defs: { amount: { type: 'integer', minimum: 0 } }, properties: { total: { $ref: '#/$defs/amount' } } });
+    const t = await task(acme, {
+      $defs: { amount: { type: 'integer', minimum: 0 } },
+      properties: { total: { $ref: '#/$defs/amount' } },
+    });
     expect(t.status).toBe(201);
     expect((await run(acme, t.body.data.id, { total: 3 })).status).toBe(202);
-    expect((await run(acme, t.body.data.id, { total: -1 })).body.errors[0]).toMatchObject({ code: 'input_invalid', param: 'input.total' });
+    expect((await run(acme, t.body.data.id, { total: -1 })).body.errors[0]).toMatchObject({
+      code: 'input_invalid',
+      param: 'input.total',
+    });
   });
 
   it('an edited schema is a new version: the next run checks the new one', async () => {
     const t = await task(acme, { properties: { n: { type: 'string' } } });
     expect((await run(acme, t.body.data.id, { n: 'x' })).status).toBe(202);
-    expect((await acme.rest('patch', `/api/v1/tasks/${t.body.data.id}`, { input_schema: { properties: { n: { type: 'number' } } } })).status).toBe(200);
+    expect(
+      (
+        await acme.rest('patch', `/api/v1/tasks/${t.body.data.id}`, {
+          input_schema: { properties: { n: { type: 'number' } } },
+        })
+      ).status,
+    ).toBe(200);
     expect((await run(acme, t.body.data.id, { n: 'x' })).status).toBe(422);
   });
 });
@@ -77,7 +105,11 @@ describe('bounded work', () => {
     for (const length of [25, 60_000]) {
       const res = await run(acme, t.body.data.id, { k: `${'a'.repeat(length)}!` });
       expect(res.status).toBe(422);
-      expect(res.body.errors[0]).toMatchObject({ code: 'input_invalid', param: 'input.k', detail: 'input/k must match pattern "^(a+)+$"' });
+      expect(res.body.errors[0]).toMatchObject({
+        code: 'input_invalid',
+        param: 'input.k',
+        detail: 'input/k must match pattern "^(a+)+$"',
+      });
     }
   });
 
@@ -89,19 +121,25 @@ describe('bounded work', () => {
     const res = await task(acme, { type: 'string', ...schema });
     expect(res.status).toBe(422);
     expect(res.body.errors[0]).toMatchObject({ code: 'validation_failed', param: 'input_schema' });
-    expect(res.body.errors[0].detail).toMatch(/^input_schema is not usable: .*is not supported \(RE2 syntax: no lookaround or backreferences\)/);
+    expect(res.body.errors[0].detail).toMatch(
+      /^input_schema is not usable: .*is not supported \(RE2 syntax: no lookaround or backreferences\)/,
+    );
   });
 
   it('uniqueItems: 16,000 small arrays (117 KB) are over the input limit; 6,000 are checked in one pass; a duplicate is named', async () => {
     const t = await task(acme, { properties: { rows: { type: 'array', uniqueItems: true } } });
     const tooMany = await run(acme, t.body.data.id, { rows: Array.from({ length: 16_000 }, (_, i) => [i, i + 1]) });
     expect(tooMany.status).toBe(422);
-    expect(tooMany.body.errors).toEqual([expect.objectContaining({ param: 'input', detail: 'input must be at most 65536 bytes as JSON' })]);
+    expect(tooMany.body.errors).toEqual([
+      expect.objectContaining({ param: 'input', detail: 'input must be at most 65536 bytes as JSON' }),
+    ]);
     const rows = Array.from({ length: 6_000 }, (_, i) => [i, i % 7]);
     expect((await run(acme, t.body.data.id, { rows })).status).toBe(202);
     const dup = await run(acme, t.body.data.id, { rows: [...rows.slice(0, 100), [5, 5]] });
     expect(dup.status).toBe(422);
-    expect(dup.body.errors[0].detail).toBe('input/rows must NOT have duplicate items (items ## 5 and 100 are identical)');
+    expect(dup.body.errors[0].detail).toBe(
+      'input/rows must NOT have duplicate items (items ## 5 and 100 are identical)',
+    );
   });
 
   it('schema size, depth, node count and pattern count are limited, each with a 422', async () => {
@@ -111,7 +149,10 @@ describe('bounded work', () => {
       [{ description: 'x'.repeat(20_000) }, /input_schema must be at most 16384 bytes as JSON/],
       [deep, /nested deeper than 32 levels/],
       [{ anyOf: Array.from({ length: 400 }, () => ({})) }, /more than 300 objects and arrays/],
-      [{ properties: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`p${i}`, { pattern: 'a' }])) }, /more than 8 regular expressions/],
+      [
+        { properties: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`p${i}`, { pattern: 'a' }])) },
+        /more than 8 regular expressions/,
+      ],
       [{ pattern: '.{900}' }, /too complex \(90\d RE2 instructions; limit 250\): use smaller repetition counts/],
       [{ pattern: '^\\p{L}{1,120}$' }, /the patterns are too complex together \(over \d+ RE2 units\)/],
       [{ $async: true }, /\$async schemas are not supported/],
@@ -128,8 +169,18 @@ describe('bounded work', () => {
     const t = await task(acme, { type: 'object', additionalProperties: { type: 'number' } });
     const big = await run(acme, t.body.data.id, { blob: 'x'.repeat(70_000) });
     expect(big.status).toBe(422);
-    expect(big.body.errors).toEqual([expect.objectContaining({ code: 'validation_failed', param: 'input', detail: 'input must be at most 65536 bytes as JSON' })]);
-    const many = await run(acme, t.body.data.id, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 'not a number'])));
+    expect(big.body.errors).toEqual([
+      expect.objectContaining({
+        code: 'validation_failed',
+        param: 'input',
+        detail: 'input must be at most 65536 bytes as JSON',
+      }),
+    ]);
+    const many = await run(
+      acme,
+      t.body.data.id,
+      Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 'not a number'])),
+    );
     expect(many.status).toBe(422);
     expect(many.body.errors).toHaveLength(21);
     expect(many.body.errors[20].detail).toBe('and 480 more errors');

@@ -15,11 +15,21 @@ const newTask = (name: string, extra: Record<string, unknown> = {}) => ({ name, 
 
 describe('REST', () => {
   it('creates, reads, updates and soft-deletes a task with the API envelopes', async () => {
-    const created = await admin.rest('post', '/api/v1/tasks', newTask('Monthly close', { description: 'Close the books' }));
+    const created = await admin.rest(
+      'post',
+      '/api/v1/tasks',
+      newTask('Monthly close', { description: 'Close the books' }),
+    );
     expect(created.status).toBe(201);
     expect(created.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const task = created.body.data;
-    expect(task).toMatchObject({ name: 'Monthly close', kind: 'echo', cost_cap: 10, launch_policy: { roles: [], member_ids: [] }, destinations: [] });
+    expect(task).toMatchObject({
+      name: 'Monthly close',
+      kind: 'echo',
+      cost_cap: 10,
+      launch_policy: { roles: [], member_ids: [] },
+      destinations: [],
+    });
     expect(task.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
 
     const patched = await admin.rest('patch', `/api/v1/tasks/${task.id}`, { cost_cap: 25 });
@@ -30,13 +40,21 @@ describe('REST', () => {
     expect((await admin.rest('delete', `/api/v1/tasks/${task.id}`)).status).toBe(200);
     const gone = await admin.rest('get', `/api/v1/tasks/${task.id}`);
     expect(gone.status).toBe(404);
-    expect(gone.body).toEqual({ status: 404, errors: [{ code: 'not_found', title: 'Not found', detail: 'No such task' }] });
+    expect(gone.body).toEqual({
+      status: 404,
+      errors: [{ code: 'not_found', title: 'Not found', detail: 'No such task' }],
+    });
     const list = await admin.rest('get', '/api/v1/tasks?limit=100');
     expect(list.body.data.map((t: { id: string }) => t.id)).not.toContain(task.id);
   });
 
   it('validation failures answer 422 listing every field, and store nothing', async () => {
-    const res = await admin.rest('post', '/api/v1/tasks', { name: '', kind: 'dance', cost_cap: 0, org_id: 'x' }, { 'X-Idempotency-Key': 'bad-1' });
+    const res = await admin.rest(
+      'post',
+      '/api/v1/tasks',
+      { name: '', kind: 'dance', cost_cap: 0, org_id: 'x' },
+      { 'X-Idempotency-Key': 'bad-1' },
+    );
     expect(res.status).toBe(422);
     const params = res.body.errors.map((e: { param: string }) => e.param);
     expect(params).toEqual(expect.arrayContaining(['name', 'kind', 'cost_cap', 'org_id']));
@@ -52,7 +70,10 @@ describe('REST', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await org.rest('get', `/api/v1/tasks?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res = await org.rest(
+        'get',
+        `/api/v1/tasks?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.status).toBe(200);
       expect(res.body.meta.limit).toBe(2);
       seen.push(...res.body.data.map((t: { id: string }) => t.id));
@@ -68,7 +89,10 @@ describe('REST', () => {
     const reused = await org.rest('get', `/api/v1/executions?status=failed&cursor=${encodeURIComponent(tasksCursor)}`);
     expect(reused.status).toBe(400);
     expect(reused.body.errors[0].code).toBe('invalid_cursor');
-    const tampered = await org.rest('get', `/api/v1/tasks?cursor=${encodeURIComponent(tasksCursor.slice(0, -3) + 'abc')}`);
+    const tampered = await org.rest(
+      'get',
+      `/api/v1/tasks?cursor=${encodeURIComponent(tasksCursor.slice(0, -3) + 'abc')}`,
+    );
     expect(tampered.body.errors[0].code).toBe('invalid_cursor');
   });
 
@@ -93,16 +117,24 @@ describe('idempotency keys', () => {
     expect(other.body.errors[0].code).toBe('idempotency_key_mismatch');
 
     // The same key through the tool door replays too: one key space per organisation.
-    const viaTool = await admin.tool('2026', 'kadu_tasks_create', { ...newTask('Once'), idempotency_key: 'create-once' });
+    const viaTool = await admin.tool('2026', 'kadu_tasks_create', {
+      ...newTask('Once'),
+      idempotency_key: 'create-once',
+    });
     expect(viaTool.body).toEqual(first.body);
   });
 
   it('answers 409 while the first request with the key is still running', async () => {
     const { DATABASE } = await import('../../src/db/database.js');
     const db = kadu.app.get(DATABASE) as import('../../src/db/database.js').Database;
-    const [{ org_id }] = await db.query<{ org_id: string }>(`select id as org_id from organizations where slug = 'acme'`);
+    const [{ org_id }] = await db.query<{ org_id: string }>(
+      `select id as org_id from organizations where slug = 'acme'`,
+    );
     // A first request on another replica has claimed the key and not finished.
-    await db.query(`insert into idempotency_keys (org_id, key, request_hash, state) values ($1, 'in-flight', 'x', 'in_flight')`, [org_id]);
+    await db.query(
+      `insert into idempotency_keys (org_id, key, request_hash, state) values ($1, 'in-flight', 'x', 'in_flight')`,
+      [org_id],
+    );
     const res = await admin.rest('post', '/api/v1/tasks', newTask('Racing'), { 'X-Idempotency-Key': 'in-flight' });
     expect(res.status).toBe(409);
     expect(res.body.errors[0].code).toBe('idempotency_key_in_use');
@@ -126,7 +158,10 @@ describe.each(ERAS)('tools, %s era', (era) => {
   it('validation errors are isError with the API 422 envelope', async () => {
     const res = await admin.tool(era, 'kadu_tasks_create', { name: 'x', kind: 'echo', cost_cap: -1 });
     expect(res.isError).toBe(true);
-    expect(res.body).toMatchObject({ status: 422, errors: [expect.objectContaining({ code: 'validation_failed', param: 'cost_cap' })] });
+    expect(res.body).toMatchObject({
+      status: 422,
+      errors: [expect.objectContaining({ code: 'validation_failed', param: 'cost_cap' })],
+    });
   });
 
   it.each(['kadu_tasks_delete', 'kadu_tasks_set_launch_policy', 'kadu_tasks_set_destinations'])(

@@ -39,7 +39,13 @@ it('delivers execution events signed, retries after a 500, and replays to the cu
   expect((await admin.rest('get', `/api/v1/webhooks/${hook.body.data.id}`)).body.data.secret).toBeUndefined();
 
   const task = (await admin.rest('post', '/api/v1/tasks', { name: 'notify', kind: 'echo', cost_cap: 5 })).body.data;
-  expect((await admin.rest('put', `/api/v1/tasks/${task.id}/destinations`, { destinations: [{ type: 'webhook', webhook_id: hook.body.data.id }] })).status).toBe(200);
+  expect(
+    (
+      await admin.rest('put', `/api/v1/tasks/${task.id}/destinations`, {
+        destinations: [{ type: 'webhook', webhook_id: hook.body.data.id }],
+      })
+    ).status,
+  ).toBe(200);
 
   receiver.script = [500];
   const run = await admin.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { hello: 'world' } });
@@ -48,7 +54,10 @@ it('delivers execution events signed, retries after a 500, and replays to the cu
     expect(attempt.headers['x-kadu-signature']).toBe(signatureOf(secret, attempt.raw));
     expect(attempt.headers['x-kadu-event']).toBe('execution.succeeded');
   }
-  expect(delivered!.body).toMatchObject({ event: 'execution.succeeded', data: { execution: { id: run.body.data.id, status: 'succeeded', output: { hello: 'world' } } } });
+  expect(delivered!.body).toMatchObject({
+    event: 'execution.succeeded',
+    data: { execution: { id: run.body.data.id, status: 'succeeded', output: { hello: 'world' } } },
+  });
   const [log] = await waitForDelivery(hook.body.data.id, 'delivered');
   expect(log).toMatchObject({ attempts: 2, response_code: 200, event: 'execution.succeeded' });
 
@@ -66,7 +75,9 @@ it('delivers execution events signed, retries after a 500, and replays to the cu
 it('gives up after the configured attempts and records the failure; 4xx is not retried', async () => {
   const hook = (await admin.rest('post', '/api/v1/webhooks', { url: receiver.url })).body.data;
   const task = (await admin.rest('post', '/api/v1/tasks', { name: 'n', kind: 'echo', cost_cap: 5 })).body.data;
-  await admin.rest('put', `/api/v1/tasks/${task.id}/destinations`, { destinations: [{ type: 'webhook', webhook_id: hook.id }] });
+  await admin.rest('put', `/api/v1/tasks/${task.id}/destinations`, {
+    destinations: [{ type: 'webhook', webhook_id: hook.id }],
+  });
   const before = receiver.received.length;
   receiver.script = [410];
   await admin.rest('post', `/api/v1/tasks/${task.id}/run`, {});
@@ -120,11 +131,16 @@ describe('server-side request forgery', () => {
       const deadline = performance.now() + 5000;
       let delivery: { status: string; last_error: string; attempts: number } | undefined;
       while (performance.now() < deadline) {
-        delivery = (await client.rest('get', '/api/v1/webhook_deliveries/0190c0de-0000-7000-8000-000000000001')).body.data;
+        delivery = (await client.rest('get', '/api/v1/webhook_deliveries/0190c0de-0000-7000-8000-000000000001')).body
+          .data;
         if (delivery?.status !== 'pending') break;
         await new Promise((r) => setTimeout(r, 25));
       }
-      expect(delivery).toMatchObject({ status: 'failed', attempts: 1, last_error: expect.stringMatching(/^refused: .*loopback/) });
+      expect(delivery).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        last_error: expect.stringMatching(/^refused: .*loopback/),
+      });
       expect(receiver.received.length).toBe(before);
     } finally {
       await strict.close();
@@ -136,8 +152,11 @@ describe.each(ERAS)('tools (%s)', (era) => {
   it('list and get webhooks and deliveries; destructive ones wait for confirmation', async () => {
     // Its own webhook and delivery: nothing here depends on what earlier tests left behind.
     const hook = (await admin.rest('post', '/api/v1/webhooks', { url: receiver.url })).body.data;
-    const task = (await admin.rest('post', '/api/v1/tasks', { name: `tools-${era}`, kind: 'echo', cost_cap: 5 })).body.data;
-    await admin.rest('put', `/api/v1/tasks/${task.id}/destinations`, { destinations: [{ type: 'webhook', webhook_id: hook.id }] });
+    const task = (await admin.rest('post', '/api/v1/tasks', { name: `tools-${era}`, kind: 'echo', cost_cap: 5 })).body
+      .data;
+    await admin.rest('put', `/api/v1/tasks/${task.id}/destinations`, {
+      destinations: [{ type: 'webhook', webhook_id: hook.id }],
+    });
     receiver.script = [];
     await admin.rest('post', `/api/v1/tasks/${task.id}/run`, {});
     const [delivery] = await waitForDelivery(hook.id, 'delivered');
@@ -146,11 +165,19 @@ describe.each(ERAS)('tools (%s)', (era) => {
     expect(listed.body.data.map((w: { id: string }) => w.id)).toContain(hook.id);
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
     expect((await admin.tool(era, 'kadu_webhooks_get', { webhook_id: hook.id })).body.data.url).toBe(receiver.url);
-    const deliveries = await admin.tool(era, 'kadu_webhook_deliveries_list', { webhook_id: hook.id, status: 'delivered' });
+    const deliveries = await admin.tool(era, 'kadu_webhook_deliveries_list', {
+      webhook_id: hook.id,
+      status: 'delivered',
+    });
     expect(deliveries.isError).toBe(false);
     expect(deliveries.body.data.map((d: { id: string }) => d.id)).toEqual([delivery.id]);
     const got = await admin.tool(era, 'kadu_webhook_deliveries_get', { delivery_id: delivery.id });
-    expect(got.body.data).toMatchObject({ id: delivery.id, webhook_id: hook.id, status: 'delivered', event: 'execution.succeeded' });
+    expect(got.body.data).toMatchObject({
+      id: delivery.id,
+      webhook_id: hook.id,
+      status: 'delivered',
+      event: 'execution.succeeded',
+    });
     for (const [name, args] of [
       ['kadu_webhooks_create', { url: receiver.url }],
       ['kadu_webhooks_update', { webhook_id: hook.id, active: false }],

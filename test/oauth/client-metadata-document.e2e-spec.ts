@@ -1,4 +1,9 @@
-import { Client, type OAuthClientProvider, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type OAuthClientProvider,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import type { Browser } from 'playwright-core';
 import { launchChromium, seriousViolations } from '../support/browser.js';
@@ -49,7 +54,13 @@ gate.describe('a Client ID Metadata Document', () => {
     const provider: OAuthClientProvider = {
       redirectUrl: callback!.url,
       clientMetadataUrl: document.url,
-      clientMetadata: { client_name: 'Metadata Document Client', redirect_uris: [callback!.url], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      clientMetadata: {
+        client_name: 'Metadata Document Client',
+        redirect_uris: [callback!.url],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
       clientInformation: () => client,
       saveClientInformation: (info) => void (client = info),
       tokens: () => saved as never,
@@ -68,7 +79,9 @@ gate.describe('a Client ID Metadata Document', () => {
     };
     const redirected = callback!.next();
     const transport = new StreamableHTTPClientTransport(new URL(`${kadu!.url}/mcp`), { authProvider: provider });
-    await expect(new Client({ name: 'cimd-test', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(new Client({ name: 'cimd-test', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     expect(client?.client_id).toBe(document.url);
     expect(document.fetches).toBeGreaterThan(0);
     expect(signInText).toContain('Metadata Document Client');
@@ -76,14 +89,23 @@ gate.describe('a Client ID Metadata Document', () => {
     expect(axe).toEqual([]);
 
     await transport.finishAuth(await redirected);
-    expect(decodeJwt(saved!.access_token)).toMatchObject({ client_id: document.url, client_name: 'Metadata Document Client', org: 'initech', role: 'viewer', aud: `${kadu!.url}/mcp` });
+    expect(decodeJwt(saved!.access_token)).toMatchObject({
+      client_id: document.url,
+      client_name: 'Metadata Document Client',
+      org: 'initech',
+      role: 'viewer',
+      aud: `${kadu!.url}/mcp`,
+    });
     const connected = new Client({ name: 'cimd-test', version: '1.0.0' });
     await connected.connect(new StreamableHTTPClientTransport(new URL(`${kadu!.url}/mcp`), { authProvider: provider }));
     const tools = (await connected.listTools()).tools.map((t) => t.name);
     expect(tools).toContain('kadu_tasks_list');
     expect(tools).not.toContain('kadu_tasks_run'); // a viewer's token: only what a viewer may do is listed
     const me = await connected.callTool({ name: 'kadu_me_get', arguments: {} });
-    expect(JSON.parse((me.content as { text: string }[])[0]!.text).data.member).toMatchObject({ email: 'peter@initech.test', role: 'viewer' });
+    expect(JSON.parse((me.content as { text: string }[])[0]!.text).data.member).toMatchObject({
+      email: 'peter@initech.test',
+      role: 'viewer',
+    });
     await connected.close();
     await page.close();
   }, 90_000);

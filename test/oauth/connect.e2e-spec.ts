@@ -43,14 +43,24 @@ async function signIn(page: Page, who: { org: string; user: string; role: string
 
 describe('what a client finds without a browser', () => {
   it('401 → protected-resource metadata → authorization-server metadata (RFC 8414) → registration; PKCE with S256 is required', async () => {
-    const first = await fetch(`${kadu.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const first = await fetch(`${kadu.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(first.status).toBe(401);
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(first.headers.get('www-authenticate') ?? '')?.[1];
     expect(metadataUrl).toBe(`${kadu.url}/.well-known/oauth-protected-resource/mcp`);
-    const resource = (await (await fetch(metadataUrl!)).json()) as { resource: string; authorization_servers: string[] };
+    const resource = (await (await fetch(metadataUrl!)).json()) as {
+      resource: string;
+      authorization_servers: string[];
+    };
     expect(resource).toMatchObject({ resource: `${kadu.url}/mcp`, authorization_servers: [kadu.url] });
 
-    const server = (await (await fetch(`${kadu.url}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const server = (await (await fetch(`${kadu.url}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
     expect(server).toMatchObject({
       issuer: kadu.url,
       authorization_endpoint: `${kadu.url}/oauth/auth`,
@@ -67,7 +77,12 @@ describe('what a client finds without a browser', () => {
     const registered = await fetch(server.registration_endpoint as string, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ client_name: 'curl', redirect_uris: [callback.url], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] }),
+      body: JSON.stringify({
+        client_name: 'curl',
+        redirect_uris: [callback.url],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      }),
     });
     expect(registered.status).toBe(201);
     const client = (await registered.json()) as { client_id: string; client_name: string };
@@ -75,13 +90,34 @@ describe('what a client finds without a browser', () => {
 
     const authorize = async (extra: Record<string, string>) => {
       const url = new URL(server.authorization_endpoint as string);
-      for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: callback.url, response_type: 'code', scope: 'kadu.tasks.read', state: 's', ...extra })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        client_id: client.client_id,
+        redirect_uri: callback.url,
+        response_type: 'code',
+        scope: 'kadu.tasks.read',
+        state: 's',
+        ...extra,
+      }))
+        url.searchParams.set(k, v);
       const answer = await fetch(url, { redirect: 'manual' });
       return new URL(answer.headers.get('location') ?? '', kadu.url).searchParams;
     };
-    expect(Object.fromEntries(await authorize({}))).toMatchObject({ error: 'invalid_request', error_description: 'Authorization Server policy requires PKCE to be used for this request' });
-    expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })).get('error')).toBe('invalid_request');
-    expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'S256', resource: 'https://elsewhere.example/' })).get('error')).toBe('invalid_target');
+    expect(Object.fromEntries(await authorize({}))).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'Authorization Server policy requires PKCE to be used for this request',
+    });
+    expect((await authorize({ code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })).get('error')).toBe(
+      'invalid_request',
+    );
+    expect(
+      (
+        await authorize({
+          code_challenge: 'x'.repeat(43),
+          code_challenge_method: 'S256',
+          resource: 'https://elsewhere.example/',
+        })
+      ).get('error'),
+    ).toBe('invalid_target');
   }, 60_000);
 });
 
@@ -123,7 +159,15 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
     expect(tokens.refresh_token).toEqual(expect.any(String));
     // The access token has the shape of an `npm run token` token, for the MCP audience only.
     const claims = decodeJwt(tokens.access_token);
-    expect(claims).toMatchObject({ iss: kadu.url, aud: `${kadu.url}/mcp`, sub: 'rui@globex.test', org: 'globex', role: 'operator', client_id: provider.client!.client_id, client_name: 'Kadu OAuth test client' });
+    expect(claims).toMatchObject({
+      iss: kadu.url,
+      aud: `${kadu.url}/mcp`,
+      sub: 'rui@globex.test',
+      org: 'globex',
+      role: 'operator',
+      client_id: provider.client!.client_id,
+      client_name: 'Kadu OAuth test client',
+    });
     expect(String(claims.scope).split(' ')).toContain('kadu.tasks.run');
     expect(String(claims.scope).split(' ')).not.toContain('kadu.tasks.write'); // an operator's token never carries an admin scope
 
@@ -132,7 +176,10 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
     const me = await connected.callTool({ name: 'kadu_me_get', arguments: {} });
     expect(me.isError).toBeFalsy();
     const text = (me.content as { type: string; text: string }[])[0]!.text;
-    expect(JSON.parse(text).data).toMatchObject({ organization: { slug: 'globex' }, member: { email: 'rui@globex.test', role: 'operator' } });
+    expect(JSON.parse(text).data).toMatchObject({
+      organization: { slug: 'globex' },
+      member: { email: 'rui@globex.test', role: 'operator' },
+    });
     await connected.close();
     connectedState = { provider, page };
   }, 90_000);
@@ -147,10 +194,23 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
       resource: new URL(`${kadu.url}/mcp`),
     });
     expect(refreshed.access_token).not.toBe(provider.saved!.access_token);
-    expect(decodeJwt(refreshed.access_token)).toMatchObject({ aud: `${kadu.url}/mcp`, sub: 'rui@globex.test', org: 'globex', role: 'operator', client_name: 'Kadu OAuth test client' });
-    const list = await mcpPost(refreshed.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+    expect(decodeJwt(refreshed.access_token)).toMatchObject({
+      aud: `${kadu.url}/mcp`,
+      sub: 'rui@globex.test',
+      org: 'globex',
+      role: 'operator',
+      client_name: 'Kadu OAuth test client',
+    });
+    const list = await mcpPost(refreshed.access_token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: META },
+    });
     expect(list.status).toBe(200);
-    expect(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)).toContain('kadu_me_get');
+    expect(
+      ((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name),
+    ).toContain('kadu_me_get');
   }, 60_000);
 
   it('audiences stay apart: the MCP token is refused by /api/v1, and an API token from the same server is refused by /mcp', async () => {
@@ -158,7 +218,9 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
     const mcpToken = provider.saved!.access_token;
     const refusedAtApi = await fetch(`${kadu.url}/api/v1/me`, { headers: { Authorization: `Bearer ${mcpToken}` } });
     expect(refusedAtApi.status).toBe(401);
-    expect(((await refusedAtApi.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toBe('the token was not issued for this resource (audience)');
+    expect(((await refusedAtApi.json()) as { errors: { detail: string }[] }).errors[0]!.detail).toBe(
+      'the token was not issued for this resource (audience)',
+    );
 
     // The same client asks for the REST API (RFC 8707 resource); the signed-in browser consents again.
     const metadata = await discoverAuthorizationServerMetadata(kadu.url);
@@ -175,12 +237,29 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
     expect(await page.innerText('main')).toContain('Kadu REST API');
     await page.getByRole('button', { name: 'Allow' }).click();
     const code = (await redirected).get('code')!;
-    const tokens = await exchangeAuthorization(kadu.url, { metadata, clientInformation: provider.client!, authorizationCode: code, codeVerifier, redirectUri: callback.url, resource: api });
-    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: api.href, org: 'globex', sub: 'rui@globex.test', scope: 'kadu.tasks.read kadu.usage.read' });
+    const tokens = await exchangeAuthorization(kadu.url, {
+      metadata,
+      clientInformation: provider.client!,
+      authorizationCode: code,
+      codeVerifier,
+      redirectUri: callback.url,
+      resource: api,
+    });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({
+      aud: api.href,
+      org: 'globex',
+      sub: 'rui@globex.test',
+      scope: 'kadu.tasks.read kadu.usage.read',
+    });
     const me = await fetch(`${kadu.url}/api/v1/me`, { headers: { Authorization: `Bearer ${tokens.access_token}` } });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { data: { organization: { slug: string } } }).data.organization.slug).toBe('globex');
-    const refusedAtMcp = await mcpPost(tokens.access_token, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } });
+    const refusedAtMcp = await mcpPost(tokens.access_token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: META },
+    });
     expect(refusedAtMcp.status).toBe(401);
     expect(refusedAtMcp.headers.get('www-authenticate')).toContain('error="invalid_token"');
   }, 60_000);
@@ -188,7 +267,13 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
   it('a resource that is not Kadu is refused by the authorization server (invalid_target)', async () => {
     const { provider, page } = connectedState!;
     const metadata = await discoverAuthorizationServerMetadata(kadu.url);
-    const { authorizationUrl } = await startAuthorization(kadu.url, { metadata, clientInformation: provider.client!, redirectUrl: callback.url, scope: 'kadu.tasks.read', resource: new URL('https://elsewhere.example/mcp') });
+    const { authorizationUrl } = await startAuthorization(kadu.url, {
+      metadata,
+      clientInformation: provider.client!,
+      redirectUrl: callback.url,
+      scope: 'kadu.tasks.read',
+      resource: new URL('https://elsewhere.example/mcp'),
+    });
     const redirected = callback.next();
     await page.goto(authorizationUrl.href);
     expect((await redirected).get('error')).toBe('invalid_target');
@@ -196,12 +281,21 @@ requires(chromium()).describe('the official MCP client (SDK v1) against a fresh 
 
   it('Cancel on the sign-in page sends the client access_denied and no code', async () => {
     const page = await browser.newPage();
-    const provider = new BrowserOAuthProvider(callback.url, async (url) => {
-      await page.goto(url.href);
-      await page.getByRole('button', { name: 'Cancel' }).click();
-    }, undefined, 'A client the person refuses');
+    const provider = new BrowserOAuthProvider(
+      callback.url,
+      async (url) => {
+        await page.goto(url.href);
+        await page.getByRole('button', { name: 'Cancel' }).click();
+      },
+      undefined,
+      'A client the person refuses',
+    );
     const redirected = callback.next();
-    await expect(new Client({ name: 't', version: '1' }).connect(new StreamableHTTPClientTransport(new URL(`${kadu.url}/mcp`), { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      new Client({ name: 't', version: '1' }).connect(
+        new StreamableHTTPClientTransport(new URL(`${kadu.url}/mcp`), { authProvider: provider }),
+      ),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     const answer = await redirected;
     expect(answer.get('error')).toBe('access_denied');
     expect(answer.get('code')).toBeNull();
@@ -218,7 +312,13 @@ const META = {
 function mcpPost(token: string, body: { method: string } & Record<string, unknown>): Promise<Response> {
   return fetch(`${kadu.url}/mcp`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': body.method },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': body.method,
+    },
     body: JSON.stringify(body),
   });
 }

@@ -65,7 +65,10 @@ requires(chromium()).describe('mcp-remote', () => {
       await signedIn;
       const me = await client.callTool({ name: 'kadu_me_get', arguments: {} });
       expect(me.isError).toBeFalsy();
-      expect(JSON.parse((me.content as { text: string }[])[0]!.text).data).toMatchObject({ organization: { slug: 'acme' }, member: { email: 'remote@acme.test', role: 'admin' } });
+      expect(JSON.parse((me.content as { text: string }[])[0]!.text).data).toMatchObject({
+        organization: { slug: 'acme' },
+        member: { email: 'remote@acme.test', role: 'admin' },
+      });
     } catch (error) {
       throw new Error(`${String(error)}\n--- mcp-remote said:\n${log}`, { cause: error });
     } finally {

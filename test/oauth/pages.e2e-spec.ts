@@ -33,7 +33,13 @@ requires(chromium()).describe('the pages a person sees', () => {
     [browser, callback] = await Promise.all([launchChromium(), new CallbackServer().start()]);
     api = await kadu.token({ audience: 'api' });
     const page = await browser.newPage();
-    provider = await connectThroughBrowser(base, page, callback, { org: 'acme', user: 'ana@acme.test', role: 'admin' }, 'Claude Desktop (test)');
+    provider = await connectThroughBrowser(
+      base,
+      page,
+      callback,
+      { org: 'acme', user: 'ana@acme.test', role: 'admin' },
+      'Claude Desktop (test)',
+    );
     await page.close();
     mcp = new Client({ name: 'pages-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider }));
@@ -45,7 +51,10 @@ requires(chromium()).describe('the pages a person sees', () => {
   });
 
   async function newTask(name: string): Promise<string> {
-    const res = await request(kadu.server).post('/api/v1/tasks').set('Authorization', `Bearer ${api}`).send({ name, kind: 'echo', cost_cap: 5 });
+    const res = await request(kadu.server)
+      .post('/api/v1/tasks')
+      .set('Authorization', `Bearer ${api}`)
+      .send({ name, kind: 'echo', cost_cap: 5 });
     return res.body.data.id;
   }
 
@@ -70,9 +79,15 @@ requires(chromium()).describe('the pages a person sees', () => {
       const link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
       // The audit line names the client too (its name and its OAuth client id).
       // Audit records are logged as objects (a structured logger keeps their fields).
-      const requested = audit.mock.calls.map(([line]) => line as Record<string, unknown>).find((line) => line?.event === 'requested' && line.tool === 'kadu_tasks_delete');
+      const requested = audit.mock.calls
+        .map(([line]) => line as Record<string, unknown>)
+        .find((line) => line?.event === 'requested' && line.tool === 'kadu_tasks_delete');
       audit.mockRestore();
-      expect(requested).toMatchObject({ client: 'Claude Desktop (test)', client_id: provider.client!.client_id, principal: 'acme:ana@acme.test' });
+      expect(requested).toMatchObject({
+        client: 'Claude Desktop (test)',
+        client_id: provider.client!.client_id,
+        principal: 'acme:ana@acme.test',
+      });
       const page = await browser.newPage();
       const response = await page.goto(link);
       expect(response?.status()).toBe(200);
@@ -95,7 +110,12 @@ requires(chromium()).describe('the pages a person sees', () => {
       await accessible(page, 'approval-destructive');
 
       // Keyboard only: Tab to Continue, press Enter.
-      for (let i = 0; i < 20 && (await page.evaluate("document.activeElement?.getAttribute('value')")) !== 'approve'; i++) await page.keyboard.press('Tab');
+      for (
+        let i = 0;
+        i < 20 && (await page.evaluate("document.activeElement?.getAttribute('value')")) !== 'approve';
+        i++
+      )
+        await page.keyboard.press('Tab');
       expect(await page.evaluate("document.activeElement?.getAttribute('value')")).toBe('approve');
       await page.keyboard.press('Enter');
       await page.waitForSelector('h1:has-text("Approved")');
@@ -104,7 +124,9 @@ requires(chromium()).describe('the pages a person sees', () => {
 
       const ran = await mcp.callTool({ name: 'kadu_tasks_delete', arguments: { task_id: taskId } });
       expect(ran.isError).toBeFalsy();
-      expect((await request(kadu.server).get(`/api/v1/tasks/${taskId}`).set('Authorization', `Bearer ${api}`)).status).toBe(404);
+      expect(
+        (await request(kadu.server).get(`/api/v1/tasks/${taskId}`).set('Authorization', `Bearer ${api}`)).status,
+      ).toBe(404);
 
       const again = await page.goto(link);
       expect(again?.status()).toBe(409);
@@ -114,7 +136,10 @@ requires(chromium()).describe('the pages a person sees', () => {
     }, 60_000);
 
     it('for an action that can be undone: says so, a plain button, and Cancel runs nothing', async () => {
-      const link = await approvalFor('kadu_webhooks_create', { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] });
+      const link = await approvalFor('kadu_webhooks_create', {
+        url: 'https://93.184.215.14/kadu-hook',
+        events: ['execution.succeeded'],
+      });
       const page = await browser.newPage();
       await page.goto(link);
       expect(await page.innerText('main')).toContain('This can be undone.');
@@ -123,9 +148,14 @@ requires(chromium()).describe('the pages a person sees', () => {
       await page.getByRole('button', { name: 'Cancel' }).click();
       await page.waitForSelector('h1:has-text("Canceled")');
       await accessible(page, 'approval-canceled');
-      const retry = await mcp.callTool({ name: 'kadu_webhooks_create', arguments: { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] } });
+      const retry = await mcp.callTool({
+        name: 'kadu_webhooks_create',
+        arguments: { url: 'https://93.184.215.14/kadu-hook', events: ['execution.succeeded'] },
+      });
       expect(JSON.parse((retry.content as { text: string }[])[0]!.text).error.code).toBe('approval_rejected');
-      expect((await request(kadu.server).get('/api/v1/webhooks').set('Authorization', `Bearer ${api}`)).body.data).toEqual([]);
+      expect(
+        (await request(kadu.server).get('/api/v1/webhooks').set('Authorization', `Bearer ${api}`)).body.data,
+      ).toEqual([]);
       await page.close();
     }, 60_000);
 
@@ -154,7 +184,13 @@ requires(chromium()).describe('the pages a person sees', () => {
     it('says what is wrong next to each field, and an unknown sign-in explains itself', async () => {
       const page = await browser.newPage();
       const metadata = await discoverAuthorizationServerMetadata(base);
-      const { authorizationUrl } = await startAuthorization(base, { metadata, clientInformation: provider.client!, redirectUrl: callback.url, scope: 'kadu.tasks.read', resource: new URL(`${base}/mcp`) });
+      const { authorizationUrl } = await startAuthorization(base, {
+        metadata,
+        clientInformation: provider.client!,
+        redirectUrl: callback.url,
+        scope: 'kadu.tasks.read',
+        resource: new URL(`${base}/mcp`),
+      });
       authorizationUrl.searchParams.set('prompt', 'login');
       await page.goto(authorizationUrl.href);
       await page.getByLabel('Organisation').fill('Not A Slug!');

@@ -24,7 +24,9 @@ describe('when the development authorization server runs', () => {
   it('off with a real authorization server, and refused if asked for', () => {
     const real = { ...base, OAUTH_ISSUER: 'https://login.example', OAUTH_JWKS_URL: 'https://login.example/jwks' };
     expect(loadConfig(real).devAuthServer).toBe(false);
-    expect(() => loadConfig({ ...real, OAUTH_DEV_SERVER: 'on' })).toThrow('OAUTH_DEV_SERVER=on needs development tokens');
+    expect(() => loadConfig({ ...real, OAUTH_DEV_SERVER: 'on' })).toThrow(
+      'OAUTH_DEV_SERVER=on needs development tokens',
+    );
   }, 60_000);
 
   it('off in production even with development tokens allowed; on there only when explicitly allowed', () => {
@@ -33,15 +35,26 @@ describe('when the development authorization server runs', () => {
     expect(() => loadConfig({ ...prod, OAUTH_DEV_SERVER: 'on' })).toThrow(
       'Refusing to start in production with the development authorization server: set ALLOW_DEV_AUTHORIZATION_SERVER=true to allow it, or OAUTH_DEV_SERVER=off',
     );
-    expect(loadConfig({ ...prod, OAUTH_DEV_SERVER: 'on', ALLOW_DEV_AUTHORIZATION_SERVER: 'true' }).devAuthServer).toBe(true);
-    expect(() => loadConfig({ ...base, OAUTH_DEV_SERVER: 'maybe' })).toThrow("OAUTH_DEV_SERVER must be on, off or auto, got 'maybe'");
+    expect(loadConfig({ ...prod, OAUTH_DEV_SERVER: 'on', ALLOW_DEV_AUTHORIZATION_SERVER: 'true' }).devAuthServer).toBe(
+      true,
+    );
+    expect(() => loadConfig({ ...base, OAUTH_DEV_SERVER: 'maybe' })).toThrow(
+      "OAUTH_DEV_SERVER must be on, off or auto, got 'maybe'",
+    );
   }, 60_000);
 
   it('the app refuses to start in production with it, saying why', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-prod-'));
     const { NODE_OPTIONS: _n, ...inherited } = process.env;
     const run = spawnSync(process.execPath, ['dist/src/main.js'], {
-      env: { ...inherited, NODE_ENV: 'production', ALLOW_DEV_TOKENS: 'true', OAUTH_DEV_SERVER: 'on', PORT: '0', DATA_DIR: dataDir },
+      env: {
+        ...inherited,
+        NODE_ENV: 'production',
+        ALLOW_DEV_TOKENS: 'true',
+        OAUTH_DEV_SERVER: 'on',
+        PORT: '0',
+        DATA_DIR: dataDir,
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -90,19 +103,45 @@ describe('production refuses what the development authorization server issues', 
     expect((await request(prod.server).get('/sign-in/anything')).status).toBe(404);
   }, 60_000);
 
-  withBrowser.it('a token the development authorization server issued is refused at both doors', async () => {
-    const page = await browser!.newPage();
-    const provider = await connectThroughBrowser(devUrl, page, callback, { org: 'acme', user: 'ana@acme.test', role: 'owner' });
-    await page.close();
-    const token = provider.saved!.access_token;
-    // The development app accepts it …
-    const accepted = await request(dev.server).post('/mcp').set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    expect(accepted.status).toBe(200);
-    // … production does not, at the MCP door or the API door.
-    const refused = await request(prod.server).post('/mcp').set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ error: 'invalid_token', error_description: 'the token signature is not valid' });
-    const api = await request(prod.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
-    expect(api.status).toBe(401);
-  }, 60_000);
+  withBrowser.it(
+    'a token the development authorization server issued is refused at both doors',
+    async () => {
+      const page = await browser!.newPage();
+      const provider = await connectThroughBrowser(devUrl, page, callback, {
+        org: 'acme',
+        user: 'ana@acme.test',
+        role: 'owner',
+      });
+      await page.close();
+      const token = provider.saved!.access_token;
+      // The development app accepts it …
+      const accepted = await request(dev.server)
+        .post('/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/json')
+        .send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        });
+      expect(accepted.status).toBe(200);
+      // … production does not, at the MCP door or the API door.
+      const refused = await request(prod.server)
+        .post('/mcp')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/json')
+        .send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ error: 'invalid_token', error_description: 'the token signature is not valid' });
+      const api = await request(prod.server).get('/api/v1/me').set('Authorization', `Bearer ${token}`);
+      expect(api.status).toBe(401);
+    },
+    60_000,
+  );
 });

@@ -40,7 +40,11 @@ export interface AppProcess {
 }
 
 export function runApp(env: Record<string, string>): AppProcess {
-  const child = spawn(process.execPath, [MAIN], { cwd: root, env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -59,7 +63,8 @@ export function runApp(env: Record<string, string>): AppProcess {
         const poll = (): void => {
           const match = pattern.exec(out);
           if (match) return resolve(match);
-          if (child.exitCode !== null || Date.now() > deadline) return reject(new Error(`no ${pattern} in the app's output (exit ${child.exitCode}):\n${out}\n${err}`));
+          if (child.exitCode !== null || Date.now() > deadline)
+            return reject(new Error(`no ${pattern} in the app's output (exit ${child.exitCode}):\n${out}\n${err}`));
           setTimeout(poll, 50);
         };
         poll();

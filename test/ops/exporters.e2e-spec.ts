@@ -43,9 +43,11 @@ class Collector {
         if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
         const json = JSON.parse(body.toString('utf8') || '{}');
         if (req.url === '/v1/traces') {
-          for (const rs of json.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) this.spans.push(...(ss.spans ?? []));
+          for (const rs of json.resourceSpans ?? [])
+            for (const ss of rs.scopeSpans ?? []) this.spans.push(...(ss.spans ?? []));
         } else if (req.url === '/v1/metrics') {
-          for (const rm of json.resourceMetrics ?? []) for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) this.metricNames.add(m.name);
+          for (const rm of json.resourceMetrics ?? [])
+            for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) this.metricNames.add(m.name);
         }
         res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
       });
@@ -72,7 +74,8 @@ function parsePrometheus(text: string): { name: string; labels: Record<string, s
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, '$1');
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, '$1');
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return samples;
@@ -139,7 +142,19 @@ withRedis.describe('telemetry exported from the built app', () => {
 
     // The access line of that request: its trace id, the MCP method and tool, who — and no token.
     const line = jsonLines(app.stdout()).find((l) => l.event === 'http.request' && l.mcp_target === 'kadu_tasks_list');
-    expect(line).toMatchObject({ method: 'POST', route: '/mcp', status: 200, door: 'mcp', mcp_method: 'tools/call', mcp_era: 'modern', mcp_protocol_version: '2026-07-28', org: 'acme', subject: 'ana@acme.test', trace_id: span!.traceId, outcome: 'ok' });
+    expect(line).toMatchObject({
+      method: 'POST',
+      route: '/mcp',
+      status: 200,
+      door: 'mcp',
+      mcp_method: 'tools/call',
+      mcp_era: 'modern',
+      mcp_protocol_version: '2026-07-28',
+      org: 'acme',
+      subject: 'ana@acme.test',
+      trace_id: span!.traceId,
+      outcome: 'ok',
+    });
     expect(typeof line?.request_id).toBe('string');
     expect(typeof line?.duration_ms).toBe('number');
     expect(app.stdout()).not.toContain(mcpToken);
@@ -147,7 +162,11 @@ withRedis.describe('telemetry exported from the built app', () => {
   }, 60_000);
 
   it('serves Prometheus text on its own port, not on the public one', async () => {
-    const unknown = await request(base).post('/mcp').set(modernRequest('tools/call', { name: 'nope', arguments: {} }).headers).set('Authorization', `Bearer ${mcpToken}`).send(modernRequest('tools/call', { name: 'nope', arguments: {} }).body);
+    const unknown = await request(base)
+      .post('/mcp')
+      .set(modernRequest('tools/call', { name: 'nope', arguments: {} }).headers)
+      .set('Authorization', `Bearer ${mcpToken}`)
+      .send(modernRequest('tools/call', { name: 'nope', arguments: {} }).body);
     expect(unknown.body.error.code).toBe(-32602);
     expect((await request(base).get('/metrics')).status).toBe(404);
 
@@ -155,19 +174,33 @@ withRedis.describe('telemetry exported from the built app', () => {
     expect(scrape.status).toBe(200);
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
     const samples = parsePrometheus(await scrape.text());
-    const calls = samples.filter((s) => s.name === 'mcp_server_operation_duration_count' && s.labels.mcp_method_name === 'tools/call');
-    expect(calls.find((s) => s.labels.gen_ai_tool_name === 'kadu_tasks_list' && !s.labels.error_type)?.value).toBeGreaterThanOrEqual(1);
-    expect(calls.find((s) => s.labels.error_type === '-32602')?.labels).toMatchObject({ rpc_response_status_code: '-32602', mcp_protocol_version: '2026-07-28' });
+    const calls = samples.filter(
+      (s) => s.name === 'mcp_server_operation_duration_count' && s.labels.mcp_method_name === 'tools/call',
+    );
+    expect(
+      calls.find((s) => s.labels.gen_ai_tool_name === 'kadu_tasks_list' && !s.labels.error_type)?.value,
+    ).toBeGreaterThanOrEqual(1);
+    expect(calls.find((s) => s.labels.error_type === '-32602')?.labels).toMatchObject({
+      rpc_response_status_code: '-32602',
+      mcp_protocol_version: '2026-07-28',
+    });
     const buckets = samples.filter((s) => s.name === 'mcp_server_operation_duration_bucket').map((s) => s.labels.le);
     expect(buckets).toContain('0.01');
     expect(buckets).toContain('300');
-    expect(samples.find((s) => s.name === 'kadu_requests_total' && s.labels.kadu_door === 'mcp' && s.labels.kadu_outcome === 'refused')?.value).toBeGreaterThanOrEqual(1);
+    expect(
+      samples.find(
+        (s) => s.name === 'kadu_requests_total' && s.labels.kadu_door === 'mcp' && s.labels.kadu_outcome === 'refused',
+      )?.value,
+    ).toBeGreaterThanOrEqual(1);
     expect(samples.find((s) => s.name === 'kadu_executions_queue_depth')?.value).toBe(0);
     expect(samples.some((s) => s.name === 'http_server_request_duration_count')).toBe(true);
 
     // And the same instruments over OTLP.
     const deadline = Date.now() + 20_000;
-    while (!collector.metricNames.has('mcp.server.operation.duration') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect([...collector.metricNames]).toEqual(expect.arrayContaining(['mcp.server.operation.duration', 'kadu.requests']));
+    while (!collector.metricNames.has('mcp.server.operation.duration') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect([...collector.metricNames]).toEqual(
+      expect.arrayContaining(['mcp.server.operation.duration', 'kadu.requests']),
+    );
   }, 60_000);
 });

@@ -65,21 +65,45 @@ describe('start-up refuses a configuration that cannot work, one line each', () 
   const problemCases: [string, () => Promise<Record<string, string>>, RegExp, typeof withRedis?][] = [
     [
       'an unreachable database: host:port and the cause',
-      async () => ({ DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/test`, DEV_SIGNING_KEY_FILE: '/k.json' }),
+      async () => ({
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/test`,
+        DEV_SIGNING_KEY_FILE: '/k.json',
+      }),
       /^Kadu cannot start: DATABASE_URL: cannot use PostgreSQL at 127\.0\.0\.1:\d+\/test \(.*ECONNREFUSED.*\)$/,
     ],
-    ['REDIS_URL that is not a URL', async () => ({ REDIS_URL: 'notaurl', DEV_SIGNING_KEY_FILE: '/k.json' }), /^Kadu cannot start: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*got 'notaurl'$/],
+    [
+      'REDIS_URL that is not a URL',
+      async () => ({ REDIS_URL: 'notaurl', DEV_SIGNING_KEY_FILE: '/k.json' }),
+      /^Kadu cannot start: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL .*got 'notaurl'$/,
+    ],
     [
       'REDIS_URL where nothing listens',
       async () => ({ REDIS_URL: `redis://127.0.0.1:${await closedPort()}`, DEV_SIGNING_KEY_FILE: '/k.json' }),
       /^Kadu cannot start: REDIS_URL: cannot use Redis at 127\.0\.0\.1:\d+ \(.*ECONNREFUSED.*\)$/,
     ],
-    ['MCP_STATE_KEY shorter than 32 bytes', async () => ({ MCP_STATE_KEY: 'abc' }), /^Kadu cannot start: MCP_STATE_KEY is 3 bytes; it must be at least 32/],
-    ['production without MCP_STATE_KEY', async () => ({ NODE_ENV: 'production', ALLOW_DEV_TOKENS: 'true' }), /^Kadu cannot start: NODE_ENV=production needs MCP_STATE_KEY/],
-    ['production with development tokens', async () => ({ NODE_ENV: 'production', MCP_STATE_KEY: KEY }), /^Kadu cannot start: NODE_ENV=production with development tokens: set OAUTH_ISSUER and OAUTH_JWKS_URL/],
+    [
+      'MCP_STATE_KEY shorter than 32 bytes',
+      async () => ({ MCP_STATE_KEY: 'abc' }),
+      /^Kadu cannot start: MCP_STATE_KEY is 3 bytes; it must be at least 32/,
+    ],
+    [
+      'production without MCP_STATE_KEY',
+      async () => ({ NODE_ENV: 'production', ALLOW_DEV_TOKENS: 'true' }),
+      /^Kadu cannot start: NODE_ENV=production needs MCP_STATE_KEY/,
+    ],
+    [
+      'production with development tokens',
+      async () => ({ NODE_ENV: 'production', MCP_STATE_KEY: KEY }),
+      /^Kadu cannot start: NODE_ENV=production with development tokens: set OAUTH_ISSUER and OAUTH_JWKS_URL/,
+    ],
     [
       'DATABASE_URL in production without a shared MCP_STATE_KEY',
-      async () => ({ NODE_ENV: 'production', ALLOW_DEV_TOKENS: 'true', DATABASE_URL: PG_URL, DEV_SIGNING_KEY_FILE: '/k.json' }),
+      async () => ({
+        NODE_ENV: 'production',
+        ALLOW_DEV_TOKENS: 'true',
+        DATABASE_URL: PG_URL,
+        DEV_SIGNING_KEY_FILE: '/k.json',
+      }),
       /^Kadu cannot start: DATABASE_URL set in production without MCP_STATE_KEY: every replica must share one key/,
       withPostgres,
     ],
@@ -89,17 +113,25 @@ describe('start-up refuses a configuration that cannot work, one line each', () 
       /^Kadu cannot start: development tokens with REDIS_URL need DEV_SIGNING_KEY or DEV_SIGNING_KEY_FILE shared by every replica/,
       withRedis,
     ],
-    ['an unwritable DATA_DIR', async () => ({ DATA_DIR: join(notADirectory(), 'data') }), /^Kadu cannot start: DATA_DIR: .* is not writable \(ENOTDIR\)$/],
+    [
+      'an unwritable DATA_DIR',
+      async () => ({ DATA_DIR: join(notADirectory(), 'data') }),
+      /^Kadu cannot start: DATA_DIR: .* is not writable \(ENOTDIR\)$/,
+    ],
   ];
 
   for (const [what, env, line, gate] of problemCases) {
-    (gate?.it ?? it)(what, async () => {
-      const { lines, seconds } = await refused(await env());
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(line);
-      // "Within a few seconds": each probe is bounded at 3 s; generous here for a loaded machine.
-      expect(seconds).toBeLessThan(15);
-    }, 30_000);
+    (gate?.it ?? it)(
+      what,
+      async () => {
+        const { lines, seconds } = await refused(await env());
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(line);
+        // "Within a few seconds": each probe is bounded at 3 s; generous here for a loaded machine.
+        expect(seconds).toBeLessThan(15);
+      },
+      30_000,
+    );
   }
 
   it('a port in use, found before the database is opened', async () => {
@@ -109,7 +141,11 @@ describe('start-up refuses a configuration that cannot work, one line each', () 
   });
 
   it('every problem at once, one line each', async () => {
-    const { lines } = await refused({ PUBLIC_BASE_URL: 'nope', KADU_RATE_GENERAL: 'lots', OTEL_METRICS_EXPORTER: 'carrier-pigeon' });
+    const { lines } = await refused({
+      PUBLIC_BASE_URL: 'nope',
+      KADU_RATE_GENERAL: 'lots',
+      OTEL_METRICS_EXPORTER: 'carrier-pigeon',
+    });
     expect(lines).toEqual([
       "Kadu cannot start: PUBLIC_BASE_URL must be an absolute URL, got 'nope'",
       'Kadu cannot start: KADU_RATE_GENERAL must be "points/seconds" or "off", got \'lots\'',
@@ -127,14 +163,29 @@ function notADirectory(): string {
 describe('SIGTERM always ends the process', () => {
   it('stops cleanly on the embedded defaults (telemetry off: the access line is still written)', async () => {
     const dir = dataDir();
-    const token = await issueDevToken(loadConfig({ PORT: '0', DATA_DIR: dir }), { org: 'acme', user: 'ana@acme.test', role: 'admin' });
+    const token = await issueDevToken(loadConfig({ PORT: '0', DATA_DIR: dir }), {
+      org: 'acme',
+      user: 'ana@acme.test',
+      role: 'admin',
+    });
     const app = runApp({ PORT: '0', DATA_DIR: dir, KADU_SHUTDOWN_TIMEOUT_MS: '5000' });
     try {
       const base = (await app.waitFor(/Kadu listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
       const r = modernRequest('tools/call', { name: 'kadu_tasks_list', arguments: {} });
-      expect((await request(base).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body)).status).toBe(200);
+      expect(
+        (await request(base).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body)).status,
+      ).toBe(200);
       const line = await app.waitFor(/^\{.*"event":"http\.request".*\}$/m);
-      expect(JSON.parse(line[0])).toMatchObject({ route: '/mcp', status: 200, mcp_method: 'tools/call', mcp_target: 'kadu_tasks_list', mcp_era: 'modern', org: 'acme', subject: 'ana@acme.test', outcome: 'ok' });
+      expect(JSON.parse(line[0])).toMatchObject({
+        route: '/mcp',
+        status: 200,
+        mcp_method: 'tools/call',
+        mcp_target: 'kadu_tasks_list',
+        mcp_era: 'modern',
+        org: 'acme',
+        subject: 'ana@acme.test',
+        outcome: 'ok',
+      });
       expect(app.stdout()).not.toContain(token);
       app.child.kill('SIGTERM');
       const exit = await app.exited;
@@ -148,42 +199,50 @@ describe('SIGTERM always ends the process', () => {
   }, 90_000);
 
   for (const fault of ['blackholed', 'refused'] as const) {
-    withRedis.it(`with Redis ${fault}, within the bound`, async () => {
-      const redis = new URL(REDIS_URL);
-      const proxy = new BlackholeProxy(redis.hostname, Number(redis.port || 6379));
-      await proxy.start();
-      const dir = dataDir();
-      // The key the spawned app is told to use (DEV_SIGNING_KEY_FILE), made the usual way.
-      await issueDevToken(loadConfig({ PORT: '0', DATA_DIR: dir }), { org: 'acme', user: 'ana@acme.test', role: 'admin' });
-      const bound = 4000;
-      const app = runApp({
-        PORT: '0',
-        DATA_DIR: dir,
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-        REDIS_PREFIX: `kadu-ops-${process.pid}-${Date.now()}:`,
-        MCP_STATE_KEY: KEY,
-        DEV_SIGNING_KEY_FILE: join(dir, 'dev-signing-key.json'),
-        KADU_SHUTDOWN_TIMEOUT_MS: String(bound),
-      });
-      try {
-        await app.waitFor(/Kadu listening on/);
-        if (fault === 'blackholed') proxy.blackhole();
-        else await proxy.stop();
-        await new Promise((r) => setTimeout(r, 500));
-        const signalled = Date.now();
-        app.child.kill('SIGTERM');
-        const exit = await app.exited;
-        // The bound, plus the time a loaded machine takes to run the exit itself.
-        expect(exit.at - signalled).toBeLessThan(bound + 3000);
-        expect(exit.signal).toBeNull();
-        expect([0, 1]).toContain(exit.code);
-        const events = jsonLines(app.stdout()).map((l) => l.event);
-        expect(events).toContain('shutdown.start');
-        expect(events.some((e) => e === 'shutdown.done' || e === 'shutdown.timeout')).toBe(true);
-      } finally {
-        app.kill();
-        await proxy.stop();
-      }
-    }, 90_000);
+    withRedis.it(
+      `with Redis ${fault}, within the bound`,
+      async () => {
+        const redis = new URL(REDIS_URL);
+        const proxy = new BlackholeProxy(redis.hostname, Number(redis.port || 6379));
+        await proxy.start();
+        const dir = dataDir();
+        // The key the spawned app is told to use (DEV_SIGNING_KEY_FILE), made the usual way.
+        await issueDevToken(loadConfig({ PORT: '0', DATA_DIR: dir }), {
+          org: 'acme',
+          user: 'ana@acme.test',
+          role: 'admin',
+        });
+        const bound = 4000;
+        const app = runApp({
+          PORT: '0',
+          DATA_DIR: dir,
+          REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+          REDIS_PREFIX: `kadu-ops-${process.pid}-${Date.now()}:`,
+          MCP_STATE_KEY: KEY,
+          DEV_SIGNING_KEY_FILE: join(dir, 'dev-signing-key.json'),
+          KADU_SHUTDOWN_TIMEOUT_MS: String(bound),
+        });
+        try {
+          await app.waitFor(/Kadu listening on/);
+          if (fault === 'blackholed') proxy.blackhole();
+          else await proxy.stop();
+          await new Promise((r) => setTimeout(r, 500));
+          const signalled = Date.now();
+          app.child.kill('SIGTERM');
+          const exit = await app.exited;
+          // The bound, plus the time a loaded machine takes to run the exit itself.
+          expect(exit.at - signalled).toBeLessThan(bound + 3000);
+          expect(exit.signal).toBeNull();
+          expect([0, 1]).toContain(exit.code);
+          const events = jsonLines(app.stdout()).map((l) => l.event);
+          expect(events).toContain('shutdown.start');
+          expect(events.some((e) => e === 'shutdown.done' || e === 'shutdown.timeout')).toBe(true);
+        } finally {
+          app.kill();
+          await proxy.stop();
+        }
+      },
+      90_000,
+    );
   }
 });

@@ -2,8 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { context, metrics, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, NodeTracerProvider, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type DataPoint,
+  type Histogram,
+} from '@opentelemetry/sdk-metrics';
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
@@ -37,7 +49,15 @@ beforeAll(async () => {
   tracerProvider.register();
   metrics.setGlobalMeterProvider(meterProvider);
   dataDir = mkdtempSync(join(tmpdir(), 'kadu-otel-'));
-  config = loadConfig({ PORT: '3000', DATA_DIR: dataDir, NODE_ENV: 'test', KADU_RATE_GENERAL: '100000/60', KADU_RATE_WRITES: '5/60', KADU_RATE_FAILED_AUTH: '100000/60', WEBHOOK_ALLOW_LOOPBACK: 'true' });
+  config = loadConfig({
+    PORT: '3000',
+    DATA_DIR: dataDir,
+    NODE_ENV: 'test',
+    KADU_RATE_GENERAL: '100000/60',
+    KADU_RATE_WRITES: '5/60',
+    KADU_RATE_FAILED_AUTH: '100000/60',
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+  });
   app = await createKaduApp(config, ['error'], [], { requests: true });
   await app.init();
   mcpToken = await issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin' });
@@ -59,11 +79,18 @@ afterAll(async () => {
 beforeEach(() => spans.reset());
 
 const mcp = (r: { headers: Record<string, string>; body: object }, headers: Record<string, string> = {}) =>
-  request(app.getHttpServer()).post('/mcp').set(r.headers).set(headers).set('Authorization', `Bearer ${mcpToken}`).send(r.body);
+  request(app.getHttpServer())
+    .post('/mcp')
+    .set(r.headers)
+    .set(headers)
+    .set('Authorization', `Bearer ${mcpToken}`)
+    .send(r.body);
 
 /** The one MCP server span of the last request (the app's own spans are its children). */
 function serverSpan(): ReadableSpan {
-  const server = spans.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER && s.instrumentationScope.name === '@kobana/nest-mcp');
+  const server = spans
+    .getFinishedSpans()
+    .filter((s) => s.kind === SpanKind.SERVER && s.instrumentationScope.name === '@kobana/nest-mcp');
   expect(server).toHaveLength(1);
   return server[0]!;
 }
@@ -82,7 +109,11 @@ async function durationPoints(): Promise<DataPoint<Histogram>[]> {
 
 describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', () => {
   it('a 2026 tools/call continues the traceparent of params._meta, names the tool, and parents the database spans', async () => {
-    const r = modernRequest('tools/call', { name: 'kadu_tasks_list', arguments: {}, _meta: { traceparent: traceparent(CLIENT_SPAN) } }, { id: 'call-1' });
+    const r = modernRequest(
+      'tools/call',
+      { name: 'kadu_tasks_list', arguments: {}, _meta: { traceparent: traceparent(CLIENT_SPAN) } },
+      { id: 'call-1' },
+    );
     const res = await mcp(r, { traceparent: traceparent(HEADER_SPAN) });
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBeUndefined();
@@ -113,24 +144,44 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     expect(JSON.stringify(db.map((s) => s.attributes))).not.toContain(mcpToken);
 
     const points = await durationPoints();
-    const point = points.find((p) => p.attributes['gen_ai.tool.name'] === 'kadu_tasks_list' && p.attributes['mcp.protocol.version'] === '2026-07-28');
-    expect(point?.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'network.transport': 'tcp' });
+    const point = points.find(
+      (p) =>
+        p.attributes['gen_ai.tool.name'] === 'kadu_tasks_list' && p.attributes['mcp.protocol.version'] === '2026-07-28',
+    );
+    expect(point?.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'network.transport': 'tcp',
+    });
     expect(point?.value.count).toBe(1);
     // Request ids are per request: never a metric attribute.
     expect(point?.attributes['jsonrpc.request.id']).toBeUndefined();
   });
 
   it('a 2025 call continues the HTTP traceparent header', async () => {
-    const res = await mcp(legacyRequest('tools/call', { name: 'kadu_tasks_list', arguments: {} }, { id: 7 }), { traceparent: traceparent(HEADER_SPAN) });
+    const res = await mcp(legacyRequest('tools/call', { name: 'kadu_tasks_list', arguments: {} }, { id: 7 }), {
+      traceparent: traceparent(HEADER_SPAN),
+    });
     expect(res.status).toBe(200);
     const span = serverSpan();
     expect(span.name).toBe('tools/call kadu_tasks_list');
     expect(span.spanContext().traceId).toBe(TRACE_ID);
     expect(span.parentSpanContext?.spanId).toBe(HEADER_SPAN);
     expect(span.links).toEqual([]);
-    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'mcp.protocol.version': '2025-06-18', 'jsonrpc.request.id': '7', 'gen_ai.tool.name': 'kadu_tasks_list' });
+    expect(span.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'mcp.protocol.version': '2025-06-18',
+      'jsonrpc.request.id': '7',
+      'gen_ai.tool.name': 'kadu_tasks_list',
+    });
     const points = await durationPoints();
-    expect(points.find((p) => p.attributes['mcp.protocol.version'] === '2025-06-18' && p.attributes['gen_ai.tool.name'] === 'kadu_tasks_list')?.value.count).toBe(1);
+    expect(
+      points.find(
+        (p) =>
+          p.attributes['mcp.protocol.version'] === '2025-06-18' &&
+          p.attributes['gen_ai.tool.name'] === 'kadu_tasks_list',
+      )?.value.count,
+    ).toBe(1);
   });
 
   it('a refused call records the JSON-RPC code as error.type, and an unknown tool name stays out of the span name', async () => {
@@ -138,17 +189,31 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     expect(res.body.error.code).toBe(-32602);
     const span = serverSpan();
     expect(span.name).toBe('tools/call');
-    expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'jsonrpc.request.id': '3' });
+    expect(span.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'error.type': '-32602',
+      'rpc.response.status_code': '-32602',
+      'jsonrpc.request.id': '3',
+    });
     expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: res.body.error.message });
     const points = await durationPoints();
-    expect(points.find((p) => p.attributes['error.type'] === '-32602')?.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'rpc.response.status_code': '-32602' });
+    expect(points.find((p) => p.attributes['error.type'] === '-32602')?.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'rpc.response.status_code': '-32602',
+    });
   });
 
   it('a rate-limited call (429) is a refused span and counts a refusal of its budget', async () => {
     // The write budget is 5 a minute here: the sixth write is refused at rung 10.
     for (let i = 0; i < 6; i++) {
-      const res = await mcp(modernRequest('tools/call', { name: 'kadu_tasks_create', arguments: { name: `t${i}`, kind: 'echo', cost_cap: 1 } }, { id: `w${i}` }));
+      const res = await mcp(
+        modernRequest(
+          'tools/call',
+          { name: 'kadu_tasks_create', arguments: { name: `t${i}`, kind: 'echo', cost_cap: 1 } },
+          { id: `w${i}` },
+        ),
+      );
       if (i < 5) expect(res.status).toBe(200);
       else expect(res.status).toBe(429);
     }
@@ -157,30 +222,53 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     expect(refused?.attributes).toMatchObject({ 'error.type': '-32600', 'http.response.status_code': 429 });
     metricExporter.reset();
     await reader.forceFlush();
-    const counter = metricExporter.getMetrics().flatMap((r) => r.scopeMetrics).flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'mcp.server.rate_limit.refusals');
+    const counter = metricExporter
+      .getMetrics()
+      .flatMap((r) => r.scopeMetrics)
+      .flatMap((s) => s.metrics)
+      .find((m) => m.descriptor.name === 'mcp.server.rate_limit.refusals');
     expect(counter?.dataPoints.find((p) => p.attributes['mcp.rate_limit.budget'] === 'writes')?.value).toBe(1);
   });
 
   it('a tool error is error.type tool_error on a 200', async () => {
-    const res = await mcp(modernRequest('tools/call', { name: 'kadu_tasks_get', arguments: { id: '0190c0de-0000-7000-8000-000000000000' } }, { id: 9 }));
+    const res = await mcp(
+      modernRequest(
+        'tools/call',
+        { name: 'kadu_tasks_get', arguments: { id: '0190c0de-0000-7000-8000-000000000000' } },
+        { id: 9 },
+      ),
+    );
     expect(res.status).toBe(200);
     expect(res.body.result.isError).toBe(true);
     const span = serverSpan();
-    expect(span.attributes).toMatchObject({ 'error.type': 'tool_error', 'gen_ai.tool.name': 'kadu_tasks_get', 'http.response.status_code': 200 });
+    expect(span.attributes).toMatchObject({
+      'error.type': 'tool_error',
+      'gen_ai.tool.name': 'kadu_tasks_get',
+      'http.response.status_code': 200,
+    });
     expect(span.attributes['rpc.response.status_code']).toBeUndefined();
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
     const points = await durationPoints();
-    expect(points.find((p) => p.attributes['error.type'] === 'tool_error')?.attributes['gen_ai.tool.name']).toBe('kadu_tasks_get');
+    expect(points.find((p) => p.attributes['error.type'] === 'tool_error')?.attributes['gen_ai.tool.name']).toBe(
+      'kadu_tasks_get',
+    );
   });
 
   it('a REST request is a server span named by its route, a run links the execution to it, its webhook delivery is a child', async () => {
     const receiver = new WebhookReceiver();
     await receiver.start();
-    const api = (method: 'post' | 'put', path: string, body: object) => request(app.getHttpServer())[method](path).set('Authorization', `Bearer ${apiToken}`).send(body);
+    const api = (method: 'post' | 'put', path: string, body: object) =>
+      request(app.getHttpServer())[method](path).set('Authorization', `Bearer ${apiToken}`).send(body);
     const created = await api('post', '/api/v1/tasks', { name: 'Echo', kind: 'echo', cost_cap: 5 });
     const taskId = created.body.data.id as string;
     const hook = await api('post', '/api/v1/webhooks', { url: receiver.url, events: ['execution.succeeded'] });
-    expect((await api('put', `/api/v1/tasks/${taskId}/destinations`, { destinations: [{ type: 'webhook', webhook_id: hook.body.data.id }] })).status).toBe(200);
+    expect(
+      (
+        await api('put', `/api/v1/tasks/${taskId}/destinations`, {
+          destinations: [{ type: 'webhook', webhook_id: hook.body.data.id }],
+        })
+      ).status,
+    ).toBe(200);
     spans.reset();
     const run = await request(app.getHttpServer())
       .post(`/api/v1/tasks/${taskId}/run`)
@@ -191,7 +279,11 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     const rest = spans.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER);
     expect(rest?.name).toBe('POST /api/v1/tasks/:id/run');
     expect(rest?.parentSpanContext?.spanId).toBe(HEADER_SPAN);
-    expect(rest?.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/api/v1/tasks/:id/run', 'http.response.status_code': 202 });
+    expect(rest?.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/api/v1/tasks/:id/run',
+      'http.response.status_code': 202,
+    });
     const send = spans.getFinishedSpans().find((s) => s.name === 'send executions');
     expect(send?.kind).toBe(SpanKind.PRODUCER);
     expect(send?.spanContext().traceId).toBe(TRACE_ID);
@@ -200,13 +292,17 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     const deadline = Date.now() + 10_000;
     let processed: ReadableSpan | undefined;
     while (!processed && Date.now() < deadline) {
-      processed = spans.getFinishedSpans().find((s) => s.name === 'process executions' && s.attributes['kadu.execution.id'] === run.body.data.id);
+      processed = spans
+        .getFinishedSpans()
+        .find((s) => s.name === 'process executions' && s.attributes['kadu.execution.id'] === run.body.data.id);
       if (!processed) await new Promise((r) => setTimeout(r, 25));
     }
     expect(processed?.kind).toBe(SpanKind.CONSUMER);
     expect(processed?.spanContext().traceId).not.toBe(TRACE_ID);
     expect(processed?.links.map((l) => l.context.spanId)).toEqual([send!.spanContext().spanId]);
-    const steps = spans.getFinishedSpans().filter((s) => s.spanContext().traceId === processed!.spanContext().traceId && s.attributes['db.system.name']);
+    const steps = spans
+      .getFinishedSpans()
+      .filter((s) => s.spanContext().traceId === processed!.spanContext().traceId && s.attributes['db.system.name']);
     expect(steps.length).toBeGreaterThan(0);
 
     // The outcome's webhook, delivered at once: an attempt span in the execution's trace.
@@ -217,20 +313,41 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
       delivery = spans.getFinishedSpans().find((s) => s.name === 'deliver webhook');
       if (!delivery) await new Promise((r) => setTimeout(r, 25));
     }
-    expect(delivery?.attributes).toMatchObject({ 'kadu.webhook.event': 'execution.succeeded', 'kadu.webhook.attempt': 1 });
+    expect(delivery?.attributes).toMatchObject({
+      'kadu.webhook.event': 'execution.succeeded',
+      'kadu.webhook.attempt': 1,
+    });
     expect(delivery?.spanContext().traceId).toBe(processed!.spanContext().traceId);
 
     metricExporter.reset();
     await reader.forceFlush();
-    const all = metricExporter.getMetrics().flatMap((r) => r.scopeMetrics).flatMap((s) => s.metrics);
+    const all = metricExporter
+      .getMetrics()
+      .flatMap((r) => r.scopeMetrics)
+      .flatMap((s) => s.metrics);
     const finished = all.find((m) => m.descriptor.name === 'kadu.executions.finished');
     expect(finished?.dataPoints.find((p) => p.attributes['kadu.execution.status'] === 'succeeded')?.value).toBe(1);
     const requests = all.find((m) => m.descriptor.name === 'kadu.requests');
-    expect(requests?.dataPoints.find((p) => p.attributes['kadu.door'] === 'api' && p.attributes['kadu.outcome'] === 'ok')?.value).toBeGreaterThanOrEqual(2);
-    expect(requests?.dataPoints.find((p) => p.attributes['kadu.door'] === 'mcp' && p.attributes['kadu.outcome'] === 'rate_limited')?.value).toBe(1);
-    expect(requests?.dataPoints.find((p) => p.attributes['kadu.door'] === 'mcp' && p.attributes['kadu.outcome'] === 'tool_error')?.value).toBe(1);
+    expect(
+      requests?.dataPoints.find((p) => p.attributes['kadu.door'] === 'api' && p.attributes['kadu.outcome'] === 'ok')
+        ?.value,
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      requests?.dataPoints.find(
+        (p) => p.attributes['kadu.door'] === 'mcp' && p.attributes['kadu.outcome'] === 'rate_limited',
+      )?.value,
+    ).toBe(1);
+    expect(
+      requests?.dataPoints.find(
+        (p) => p.attributes['kadu.door'] === 'mcp' && p.attributes['kadu.outcome'] === 'tool_error',
+      )?.value,
+    ).toBe(1);
     expect(all.find((m) => m.descriptor.name === 'kadu.executions.queue.depth')?.dataPoints[0]?.value).toBe(0);
     const attempts = all.find((m) => m.descriptor.name === 'kadu.webhooks.attempts');
-    expect(attempts?.dataPoints.find((p) => p.attributes['kadu.webhook.outcome'] === 'delivered')?.attributes['http.response.status_code']).toBe(200);
+    expect(
+      attempts?.dataPoints.find((p) => p.attributes['kadu.webhook.outcome'] === 'delivered')?.attributes[
+        'http.response.status_code'
+      ],
+    ).toBe(200);
   });
 });

@@ -32,7 +32,12 @@ shared.describe('replicas: files', () => {
   /** Create on one replica, PUT to the bucket, confirm on the next, as a client would. */
   async function upload(name: string, text: string, createdOn: number): Promise<string> {
     const bytes = Buffer.from(text);
-    const created = await on(createdOn).rest('post', '/api/v1/files', { name, content_type: 'text/csv', size: bytes.length, sha256: sha256(bytes) });
+    const created = await on(createdOn).rest('post', '/api/v1/files', {
+      name,
+      content_type: 'text/csv',
+      size: bytes.length,
+      sha256: sha256(bytes),
+    });
     expect(created.status).toBe(201);
     const target = new URL(created.body.data.upload_url);
     expect(target.origin).toBe(s3.endpoint); // the bytes never pass through a replica
@@ -44,7 +49,11 @@ shared.describe('replicas: files', () => {
   }
 
   it('create on one replica, confirm on a second, download URL from a third: every replica serves every file', async () => {
-    const files = [await upload('a.csv', 'n\n1\n', 0), await upload('b.csv', 'n\n2\n', 1), await upload('c.csv', 'n\n3\n', 2)];
+    const files = [
+      await upload('a.csv', 'n\n1\n', 0),
+      await upload('b.csv', 'n\n2\n', 1),
+      await upload('c.csv', 'n\n3\n', 2),
+    ];
     let served = 0;
     for (const [index, id] of files.entries()) {
       for (let i = 0; i < 3; i++) {
@@ -61,7 +70,8 @@ shared.describe('replicas: files', () => {
 
   it('a csv_summary run reads an input uploaded through other replicas and its output is downloadable anywhere', async () => {
     const input = await upload('sales.csv', 'region,amount\nnorth,10\nsouth,5.5\n', 1);
-    const task = (await on(2).rest('post', '/api/v1/tasks', { name: 'sum', kind: 'csv_summary', cost_cap: 20 })).body.data;
+    const task = (await on(2).rest('post', '/api/v1/tasks', { name: 'sum', kind: 'csv_summary', cost_cap: 20 })).body
+      .data;
     const run = await on(0).rest('post', `/api/v1/tasks/${task.id}/run`, { input_file_ids: [input] });
     const done = await client.waitForExecution(run.body.data.id);
     expect(done).toMatchObject({ status: 'succeeded', output: { rows: 2, totals: { amount: 15.5 } } });

@@ -37,7 +37,9 @@ shared.describe('replicas: flows', () => {
     const before = new Map(set.replicas.map((r) => [r.name, set.balancer.served(r.name)]));
     const client = new ClientV2({ name: 'replicas-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     const token = await set.token({ user: 'v2@acme.test' });
-    await client.connect(new TransportV2(new URL(`${set.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new TransportV2(new URL(`${set.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const { tools } = await client.listTools();
@@ -55,15 +57,23 @@ shared.describe('replicas: flows', () => {
   it('2025 client (official v1): initialize, list and call land on different replicas and still agree', async () => {
     const client = new ClientV1({ name: 'replicas-v1', version: '1.0.0' });
     const token = await set.token({ user: 'v1@acme.test' });
-    await client.connect(new TransportV1(new URL(`${set.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new TransportV1(new URL(`${set.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    );
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'kadu' });
       const { tools } = await client.listTools();
       expect(tools.length).toBeGreaterThan(20);
-      const created = await client.callTool({ name: 'kadu_tasks_create', arguments: { name: 'From v1', kind: 'echo', cost_cap: 3 } });
+      const created = await client.callTool({
+        name: 'kadu_tasks_create',
+        arguments: { name: 'From v1', kind: 'echo', cost_cap: 3 },
+      });
       const task = JSON.parse((created.content as { text: string }[])[0]!.text).data;
       const got = await client.callTool({ name: 'kadu_tasks_get', arguments: { task_id: task.id } });
-      expect(JSON.parse((got.content as { text: string }[])[0]!.text).data).toMatchObject({ id: task.id, name: 'From v1' });
+      expect(JSON.parse((got.content as { text: string }[])[0]!.text).data).toMatchObject({
+        id: task.id,
+        name: 'From v1',
+      });
     } finally {
       await client.close();
     }
@@ -72,7 +82,8 @@ shared.describe('replicas: flows', () => {
   it('cursors sealed on one replica open on the others (REST and MCP)', async () => {
     const client = await member('pager@acme.test');
     const names = ['p1', 'p2', 'p3', 'p4'];
-    for (const name of names) expect((await client.rest('post', '/api/v1/tasks', { name, kind: 'echo', cost_cap: 1 })).status).toBe(201);
+    for (const name of names)
+      expect((await client.rest('post', '/api/v1/tasks', { name, kind: 'echo', cost_cap: 1 })).status).toBe(201);
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 4; page++) {
@@ -86,7 +97,9 @@ shared.describe('replicas: flows', () => {
     expect(seen.filter((n) => names.includes(n)).sort()).toEqual(names);
 
     const first = await client.at(replicaUrls()[0]!).tool('2026', 'kadu_tasks_list', { limit: 2 });
-    const second = await client.at(replicaUrls()[1]!).tool('2026', 'kadu_tasks_list', { limit: 2, cursor: first.body.meta.next_cursor });
+    const second = await client
+      .at(replicaUrls()[1]!)
+      .tool('2026', 'kadu_tasks_list', { limit: 2, cursor: first.body.meta.next_cursor });
     expect(second.isError).toBe(false);
     expect(second.body.data).toHaveLength(2);
     expect(second.body.data[0].id < first.body.data[1].id).toBe(true);
@@ -95,7 +108,9 @@ shared.describe('replicas: flows', () => {
   it('approval link: issued on one replica, opened and approved on another, the retry on a third runs once', async () => {
     const client = await member('approver@acme.test');
     const [one, two, three] = replicaUrls() as [string, string, string];
-    const task = (await client.rest('post', '/api/v1/tasks', { name: 'Approved across replicas', kind: 'echo', cost_cap: 2 })).body.data;
+    const task = (
+      await client.rest('post', '/api/v1/tasks', { name: 'Approved across replicas', kind: 'echo', cost_cap: 2 })
+    ).body.data;
     const asked = await client.at(one).tool('2025', 'kadu_tasks_run', { task_id: task.id, input: {} });
     expect(asked.body.error.code).toBe('approval_required');
     const link = new URL(asked.body.error.approval_url as string);
@@ -122,62 +137,88 @@ shared.describe('replicas: flows', () => {
   it('requestState sealed on one replica is accepted once on another, and refused on a third', async () => {
     const client = await member('elicited@acme.test');
     const [one, two, three] = replicaUrls() as [string, string, string];
-    const task = (await client.rest('post', '/api/v1/tasks', { name: 'Confirmed across replicas', kind: 'echo', cost_cap: 2 })).body.data;
+    const task = (
+      await client.rest('post', '/api/v1/tasks', { name: 'Confirmed across replicas', kind: 'echo', cost_cap: 2 })
+    ).body.data;
     const args = { name: 'kadu_tasks_run', arguments: { task_id: task.id, input: {} } };
     const form = { capabilities: { elicitation: {} } };
     const ask = (await client.at(one).mcp('2026', 'tools/call', args, form)).body.result;
     expect(ask.resultType).toBe('input_required');
-    const retry = { ...args, requestState: ask.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
+    const retry = {
+      ...args,
+      requestState: ask.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    };
     const ran = await client.at(two).mcp('2026', 'tools/call', retry, form);
     expect(JSON.parse(ran.body.result.content[0].text).data).toMatchObject({ status: 'queued', task_id: task.id });
     const replay = await client.at(three).mcp('2026', 'tools/call', retry, { ...form, id: 'replayed' });
-    expect(replay.body).toMatchObject({ id: 'replayed', error: { code: -32602, message: 'Invalid or expired requestState' } });
+    expect(replay.body).toMatchObject({
+      id: 'replayed',
+      error: { code: -32602, message: 'Invalid or expired requestState' },
+    });
     expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
   });
 
   it('Tasks extension: confirmed on one replica, the task made on another is polled on every replica until it completes', async () => {
     const client = await member('tasks@acme.test');
     const [one, two, three] = replicaUrls() as [string, string, string];
-    const task = (await client.rest('post', '/api/v1/tasks', { name: 'A task across replicas', kind: 'echo', cost_cap: 2 })).body.data;
+    const task = (
+      await client.rest('post', '/api/v1/tasks', { name: 'A task across replicas', kind: 'echo', cost_cap: 2 })
+    ).body.data;
     const args = { name: 'kadu_tasks_run', arguments: { task_id: task.id, input: { n: 7 } } };
     const caps = { capabilities: { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } };
     const ask = (await client.at(one).mcp('2026', 'tools/call', args, caps)).body.result;
     expect(ask.resultType).toBe('input_required');
-    const retry = { ...args, requestState: ask.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
+    const retry = {
+      ...args,
+      requestState: ask.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    };
     const created = (await client.at(two).mcp('2026', 'tools/call', retry, caps)).body.result;
     expect(created).toMatchObject({ resultType: 'task', ttlMs: null });
     // Durable before the answer: a replica that did not make it finds it at once.
-    expect((await client.at(three).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result.taskId).toBe(created.taskId);
+    expect((await client.at(three).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result.taskId).toBe(
+      created.taskId,
+    );
     const deadline = Date.now() + 30_000;
     let seen: Record<string, any> = {};
     for (let i = 0; seen.status !== 'completed' && Date.now() < deadline; i++) {
-      seen = (await client.at(replicaUrls()[i % 3]!).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result;
+      seen = (await client.at(replicaUrls()[i % 3]!).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body
+        .result;
       if (seen.status !== 'completed') await new Promise((r) => setTimeout(r, 100));
     }
     expect(seen.status).toBe('completed');
     expect(JSON.parse(seen.result.content[0].text).data).toMatchObject({ status: 'succeeded', output: { n: 7 } });
-    for (const url of replicaUrls()) expect((await client.at(url).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result).toEqual({ ...seen, _meta: expect.any(Object) });
+    for (const url of replicaUrls())
+      expect((await client.at(url).mcp('2026', 'tasks/get', { taskId: created.taskId }, caps)).body.result).toEqual({
+        ...seen,
+        _meta: expect.any(Object),
+      });
   });
 
   it('executions queued on one replica are run by whichever worker takes them and read the same everywhere', async () => {
     const client = await member('runner@acme.test');
-    const task = (await client.rest('post', '/api/v1/tasks', { name: 'Echo everywhere', kind: 'echo', cost_cap: 2 })).body.data;
+    const task = (await client.rest('post', '/api/v1/tasks', { name: 'Echo everywhere', kind: 'echo', cost_cap: 2 }))
+      .body.data;
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const run = await client.at(replicaUrls()[i]!).rest('post', `/api/v1/tasks/${task.id}/run`, { input: { n: i } });
       expect(run.status).toBe(202);
       ids.push(run.body.data.id);
     }
-    for (const [i, id] of ids.entries()) expect(await client.waitForExecution(id)).toMatchObject({ status: 'succeeded', output: { n: i } });
+    for (const [i, id] of ids.entries())
+      expect(await client.waitForExecution(id)).toMatchObject({ status: 'succeeded', output: { n: i } });
     for (const url of replicaUrls()) {
-      for (const id of ids) expect((await client.at(url).rest('get', `/api/v1/executions/${id}`)).body.data.status).toBe('succeeded');
+      for (const id of ids)
+        expect((await client.at(url).rest('get', `/api/v1/executions/${id}`)).body.data.status).toBe('succeeded');
     }
   });
 
   it('one write budget for a member, whichever replica each write lands on', async () => {
     const client = await member('budget@acme.test');
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await client.rest('post', '/api/v1/tasks', { name: `b${i}`, kind: 'echo', cost_cap: 1 })).status);
+    for (let i = 0; i < 12; i++)
+      statuses.push((await client.rest('post', '/api/v1/tasks', { name: `b${i}`, kind: 'echo', cost_cap: 1 })).status);
     expect(statuses).toEqual(Array(12).fill(201));
     for (const url of replicaUrls()) {
       const refused = await client.at(url).rest('post', '/api/v1/tasks', { name: 'over', kind: 'echo', cost_cap: 1 });

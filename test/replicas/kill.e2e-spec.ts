@@ -23,7 +23,12 @@ shared.describe('replicas: kill', () => {
     set = await ReplicaSet.start({
       count: 3,
       s3,
-      env: { KADU_QUEUE_LOCK_MS: String(LOCK_MS), KADU_SWEEP_INTERVAL_MS: String(SWEEP_MS), KADU_STEP_DELAY_MS: '300', KADU_EXECUTION_CONCURRENCY: '2' },
+      env: {
+        KADU_QUEUE_LOCK_MS: String(LOCK_MS),
+        KADU_SWEEP_INTERVAL_MS: String(SWEEP_MS),
+        KADU_STEP_DELAY_MS: '300',
+        KADU_EXECUTION_CONCURRENCY: '2',
+      },
     });
   }, 120_000);
 
@@ -36,14 +41,20 @@ shared.describe('replicas: kill', () => {
   async function organisation(org: string): Promise<{ client: RemoteClient; taskId: string; fileId: string }> {
     const client = new RemoteClient(set.url, await set.token({ org }), await set.token({ org, audience: 'api' }));
     const bytes = Buffer.from(`n\n${Array.from({ length: 20 }, (_, i) => i).join('\n')}\n`);
-    const created = await client.rest('post', '/api/v1/files', { name: 'rows.csv', content_type: 'text/csv', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    const created = await client.rest('post', '/api/v1/files', {
+      name: 'rows.csv',
+      content_type: 'text/csv',
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
     await fetch(created.body.data.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/csv' }, body: bytes });
     await client.rest('post', `/api/v1/files/${created.body.data.file.id}/confirm`);
-    const task = (await client.rest('post', '/api/v1/tasks', { name: 'slow sum', kind: 'csv_summary', cost_cap: 100 })).body.data;
+    const task = (await client.rest('post', '/api/v1/tasks', { name: 'slow sum', kind: 'csv_summary', cost_cap: 100 }))
+      .body.data;
     return { client, taskId: task.id, fileId: created.body.data.file.id };
   }
 
-  it('SIGKILL mid-run: no request to a live replica fails; the dead worker\'s executions end worker_lost within the bound', async () => {
+  it("SIGKILL mid-run: no request to a live replica fails; the dead worker's executions end worker_lost within the bound", async () => {
     const orgs = await Promise.all(['k1', 'k2', 'k3'].map(organisation));
     const runs: { client: RemoteClient; id: string }[] = [];
     for (const { client, taskId, fileId } of orgs) {
@@ -63,7 +74,8 @@ shared.describe('replicas: kill', () => {
       for (let i = 0; loading && i < 2000; i++) {
         const { client, id } = runs[i % runs.length]!;
         answers.push(await client.rest('get', `/api/v1/executions/${id}`).catch(failed));
-        if (i % 3 === 0) answers.push(await client.mcp('2026', 'tools/call', { name: 'kadu_usage_get', arguments: {} }).catch(failed));
+        if (i % 3 === 0)
+          answers.push(await client.mcp('2026', 'tools/call', { name: 'kadu_usage_get', arguments: {} }).catch(failed));
       }
     })();
 
@@ -72,9 +84,11 @@ shared.describe('replicas: kill', () => {
     const killedAt = Date.now();
     await victim.kill('SIGKILL');
 
-    const outcomes = await Promise.all(runs.map((run) => run.client.waitForExecution(run.id, undefined, 60_000))).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${set.logs()}`);
-    });
+    const outcomes = await Promise.all(runs.map((run) => run.client.waitForExecution(run.id, undefined, 60_000))).catch(
+      (error) => {
+        throw new Error(`${(error as Error).message}\n${set.logs()}`);
+      },
+    );
     loading = false;
     await load;
 

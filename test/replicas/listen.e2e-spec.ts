@@ -36,17 +36,42 @@ shared.describe('replicas: subscriptions/listen', () => {
 
   async function upload(client: RemoteClient, name: string, text: string): Promise<string> {
     const bytes = Buffer.from(text);
-    const created = await client.rest('post', '/api/v1/files', { name, content_type: 'text/csv', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
-    expect((await fetch(created.body.data.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/csv' }, body: bytes })).status).toBe(200);
+    const created = await client.rest('post', '/api/v1/files', {
+      name,
+      content_type: 'text/csv',
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
+    expect(
+      (
+        await fetch(created.body.data.upload_url, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'text/csv' },
+          body: bytes,
+        })
+      ).status,
+    ).toBe(200);
     expect((await client.rest('post', `/api/v1/files/${created.body.data.file.id}/confirm`)).status).toBe(200);
     return created.body.data.file.id;
   }
 
   /** A reconcile execution waiting for input after its first run (on the worker replica). */
   async function waitingExecution(client: RemoteClient): Promise<string> {
-    const bank = await upload(client, 'bank.csv', 'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n');
-    const ledger = await upload(client, 'ledger.csv', 'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n');
-    const task = await client.rest('post', '/api/v1/tasks', { name: 'listen across replicas', kind: 'reconcile', cost_cap: 50 });
+    const bank = await upload(
+      client,
+      'bank.csv',
+      'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n',
+    );
+    const ledger = await upload(
+      client,
+      'ledger.csv',
+      'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n',
+    );
+    const task = await client.rest('post', '/api/v1/tasks', {
+      name: 'listen across replicas',
+      kind: 'reconcile',
+      cost_cap: 50,
+    });
     const run = await client.rest('post', `/api/v1/tasks/${task.body.data.id}/run`, { input_file_ids: [bank, ledger] });
     await client.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
     return run.body.data.id;
@@ -60,7 +85,11 @@ shared.describe('replicas: subscriptions/listen', () => {
 
     const v2 = new ClientV2({ name: 'listen-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     const token = await set.token();
-    await v2.connect(new TransportV2(new URL(`${listener.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await v2.connect(
+      new TransportV2(new URL(`${listener.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
     const updates: { uri: string; _meta?: Record<string, unknown> }[] = [];
     v2.setNotificationHandler('notifications/resources/updated', (n) => {
       updates.push(n.params as (typeof updates)[number]);
@@ -71,13 +100,22 @@ shared.describe('replicas: subscriptions/listen', () => {
       expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri] });
 
       // Answered on B; B's worker runs it; A hears it through Redis.
-      expect((await client.rest('post', `/api/v1/executions/${id}/continue`, { answers: { decisions: { 1: 'L-2' } } })).status).toBe(202);
+      expect(
+        (await client.rest('post', `/api/v1/executions/${id}/continue`, { answers: { decisions: { 1: 'L-2' } } }))
+          .status,
+      ).toBe(202);
       const done = await client.waitForExecution(id);
       expect(done.status).toBe('succeeded');
-      for (let i = 0; i < 400 && updates.at(-1)?._meta?.[STATUS] !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 400 && updates.at(-1)?._meta?.[STATUS] !== 'succeeded'; i++)
+        await new Promise((r) => setTimeout(r, 50));
       const stepsAfter = (await client.rest('get', `/api/v1/executions/${id}/steps`)).body.data.length;
       const steps = Array.from({ length: stepsAfter - stepsBefore }, (_, i) => ['running', stepsBefore + 1 + i]);
-      expect(updates.map((u) => [u._meta?.[STATUS], u._meta?.[STEPS]])).toEqual([['queued', undefined], ['running', undefined], ...steps, ['succeeded', undefined]]);
+      expect(updates.map((u) => [u._meta?.[STATUS], u._meta?.[STEPS]])).toEqual([
+        ['queued', undefined],
+        ['running', undefined],
+        ...steps,
+        ['succeeded', undefined],
+      ]);
       for (const u of updates) expect(u.uri).toBe(uri);
       for (const u of updates) expect(u._meta?.[SUB]).toBeDefined();
 
@@ -89,12 +127,21 @@ shared.describe('replicas: subscriptions/listen', () => {
   });
 
   it('SIGTERM on the replica ends its open stream with the listen result, and the process stops cleanly', async () => {
-    const stream = await ListenStream.open(listener.url, await set.token(), { resourceSubscriptions: ['kobana://kadu/me'] }, 'to-stop');
+    const stream = await ListenStream.open(
+      listener.url,
+      await set.token(),
+      { resourceSubscriptions: ['kobana://kadu/me'] },
+      'to-stop',
+    );
     await stream.next(() => true, 'the acknowledgement');
     // The default bound is 10 s; stop() would SIGKILL after 15 s, which the exit code would tell.
     await listener.stop(15_000);
     await stream.ended;
-    expect(stream.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'to-stop', result: { resultType: 'complete', _meta: { [SUB]: 'to-stop' } } });
+    expect(stream.messages.at(-1)).toEqual({
+      jsonrpc: '2.0',
+      id: 'to-stop',
+      result: { resultType: 'complete', _meta: { [SUB]: 'to-stop' } },
+    });
     expect(listener.process?.exitCode).toBe(0);
   });
 });

@@ -22,7 +22,11 @@ let callback: CallbackServer | undefined;
 requires(await postgres(), await redis(), chromium()).describe('OAuth across replicas', () => {
   beforeAll(async () => {
     s3 = await startS3Server();
-    [set, browser, callback] = await Promise.all([ReplicaSet.start({ count: 2, s3 }), launchChromium(), new CallbackServer().start()]);
+    [set, browser, callback] = await Promise.all([
+      ReplicaSet.start({ count: 2, s3 }),
+      launchChromium(),
+      new CallbackServer().start(),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
@@ -34,14 +38,21 @@ requires(await postgres(), await redis(), chromium()).describe('OAuth across rep
   it('registration, sign-in, consent, token, refresh and tools/call, spread over both replicas', async () => {
     const before = set.replicas.map((r) => set.balancer.served(r.name));
     const page = await browser!.newPage();
-    const provider = await connectThroughBrowser(set.url, page, callback!, { org: 'acme', user: 'spread@acme.test', role: 'operator' });
+    const provider = await connectThroughBrowser(set.url, page, callback!, {
+      org: 'acme',
+      user: 'spread@acme.test',
+      role: 'operator',
+    });
     await page.close();
     const client = new Client({ name: 'replicas-oauth', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${set.url}/mcp`), { authProvider: provider }));
     try {
       for (let i = 0; i < 2; i++) {
         const me = await client.callTool({ name: 'kadu_me_get', arguments: {} });
-        expect(JSON.parse((me.content as { text: string }[])[0]!.text).data.member).toMatchObject({ email: 'spread@acme.test', role: 'operator' });
+        expect(JSON.parse((me.content as { text: string }[])[0]!.text).data.member).toMatchObject({
+          email: 'spread@acme.test',
+          role: 'operator',
+        });
       }
     } finally {
       await client.close();
@@ -51,7 +62,12 @@ requires(await postgres(), await redis(), chromium()).describe('OAuth across rep
     // The refresh token works on whichever replica answers, and only once (it rotates).
     const metadata = await discoverAuthorizationServerMetadata(set.url);
     const refresh = () =>
-      refreshAuthorization(set.url, { metadata, clientInformation: provider.client!, refreshToken: provider.saved!.refresh_token!, resource: new URL(`${set.url}/mcp`) });
+      refreshAuthorization(set.url, {
+        metadata,
+        clientInformation: provider.client!,
+        refreshToken: provider.saved!.refresh_token!,
+        resource: new URL(`${set.url}/mcp`),
+      });
     const first = await refresh();
     expect(first.access_token).toEqual(expect.any(String));
     await expect(refresh()).rejects.toThrow(/invalid_grant|grant request is invalid/);

@@ -1,5 +1,11 @@
 import { expectRefusedWithinBound, summary, underPartition } from '../support/partition.js';
-import { DETECTION_MS, partitionDeployment, type PartitionDeployment, TIMEOUT_MS, unfinished } from '../support/partition-deployment.js';
+import {
+  DETECTION_MS,
+  partitionDeployment,
+  type PartitionDeployment,
+  TIMEOUT_MS,
+  unfinished,
+} from '../support/partition-deployment.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 import { postgres, redis, requires } from '../support/infrastructure.js';
 
@@ -17,7 +23,8 @@ shared.describe('replicas: partition-postgres', () => {
   beforeAll(async () => {
     s3 = await startS3Server();
     d = await partitionDeployment(s3);
-    taskId = (await d.client.rest('post', '/api/v1/tasks', { name: 'partitioned', kind: 'echo', cost_cap: 1 })).body.data.id;
+    taskId = (await d.client.rest('post', '/api/v1/tasks', { name: 'partitioned', kind: 'echo', cost_cap: 1 })).body
+      .data.id;
   }, 120_000);
 
   afterAll(async () => {
@@ -43,19 +50,28 @@ shared.describe('replicas: partition-postgres', () => {
     expect(await unfinished(d.client)).toEqual([]);
     for (const id of ids) {
       const execution = (await d.client.rest('get', `/api/v1/executions/${id}`)).body.data;
-      if (execution.status === 'failed') expect(['worker_lost', 'dependency_unavailable']).toContain(execution.error.code);
+      if (execution.status === 'failed')
+        expect(['worker_lost', 'dependency_unavailable']).toContain(execution.error.code);
       else expect(execution.status).toBe('succeeded');
     }
     expect(d.set.replicas.every((r) => r.alive)).toBe(true);
     // And the whole path works again: a new run is queued, taken by a worker and finished.
     const after = await d.client.rest('post', `/api/v1/tasks/${taskId}/run`, { input: { after: true } });
     expect(after.status).toBe(202);
-    expect(await d.client.waitForExecution(after.body.data.id)).toMatchObject({ status: 'succeeded', output: { after: true } });
+    expect(await d.client.waitForExecution(after.body.data.id)).toMatchObject({
+      status: 'succeeded',
+      output: { after: true },
+    });
   }
 
   it('refused (closed port): 503 within the bound, recovery without restart', async () => {
     const ids = await runsStarted();
-    const run = await underPartition(d.client, { durationMs: 8000, taskId, cut: () => d.postgres.stop(), restore: () => d.postgres.start() });
+    const run = await underPartition(d.client, {
+      durationMs: 8000,
+      taskId,
+      cut: () => d.postgres.stop(),
+      restore: () => d.postgres.start(),
+    });
     console.log(summary('PostgreSQL refused', run));
     expect(run.probes.length).toBeGreaterThan(10);
     expectRefusedWithinBound(run.probes, TIMEOUT_MS, ['database_unavailable']);
@@ -65,7 +81,12 @@ shared.describe('replicas: partition-postgres', () => {
 
   it('blackholed for 30 s (connections held, bytes dropped): 503 within the bound, recovery without restart', async () => {
     const ids = await runsStarted();
-    const run = await underPartition(d.client, { durationMs: 30_000, taskId, cut: () => d.postgres.blackhole(), restore: () => d.postgres.heal() });
+    const run = await underPartition(d.client, {
+      durationMs: 30_000,
+      taskId,
+      cut: () => d.postgres.blackhole(),
+      restore: () => d.postgres.heal(),
+    });
     console.log(summary('PostgreSQL blackholed', run));
     expect(run.probes.length).toBeGreaterThan(10);
     expectRefusedWithinBound(run.probes, TIMEOUT_MS, ['database_unavailable']);

@@ -71,9 +71,17 @@ shared.describe('replicas: webhooks', () => {
   async function round(replicas: number): Promise<number> {
     while (set.replicas.length < replicas) await set.add();
     const hookPath = `/hook-${replicas}`;
-    const hook = (await client.rest('post', '/api/v1/webhooks', { url: `${receiver.url}${hookPath}`, events: ['execution.succeeded'] })).body.data;
-    const task = (await client.rest('post', '/api/v1/tasks', { name: `notify ${replicas}`, kind: 'echo', cost_cap: 1 })).body.data;
-    await client.rest('put', `/api/v1/tasks/${task.id}/destinations`, { destinations: [{ type: 'webhook', webhook_id: hook.id }] });
+    const hook = (
+      await client.rest('post', '/api/v1/webhooks', {
+        url: `${receiver.url}${hookPath}`,
+        events: ['execution.succeeded'],
+      })
+    ).body.data;
+    const task = (await client.rest('post', '/api/v1/tasks', { name: `notify ${replicas}`, kind: 'echo', cost_cap: 1 }))
+      .body.data;
+    await client.rest('put', `/api/v1/tasks/${task.id}/destinations`, {
+      destinations: [{ type: 'webhook', webhook_id: hook.id }],
+    });
     for (let i = 0; i < 6; i++) {
       const run = await client.rest('post', `/api/v1/tasks/${task.id}/run`, { input: { i } });
       expect(run.status).toBe(202);
@@ -92,7 +100,13 @@ shared.describe('replicas: webhooks', () => {
     const scheduled = log.reduce((sum, d) => sum + d.attempts, 0);
     expect(scheduled).toBe(12); // every delivery: a failed first attempt, then a delivered second
     expect(new Set(posts.map((p) => `${p.delivery}#${p.attempt}`)).size).toBe(posts.length);
-    for (const d of log) expect(posts.filter((p) => p.delivery === d.id).map((p) => p.attempt).sort()).toEqual(['1', '2']);
+    for (const d of log)
+      expect(
+        posts
+          .filter((p) => p.delivery === d.id)
+          .map((p) => p.attempt)
+          .sort(),
+      ).toEqual(['1', '2']);
     return posts.length / scheduled;
   }
 

@@ -94,7 +94,14 @@ export class RoundRobinBalancer {
   private send(backend: Backend, req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<'refused' | 'done'> {
     return new Promise((resolve) => {
       const upstream = request(
-        { host: '127.0.0.1', port: backend.port, method: req.method, path: req.url, headers: { ...req.headers, host: req.headers.host ?? '' }, agent: false },
+        {
+          host: '127.0.0.1',
+          port: backend.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: req.headers.host ?? '' },
+          agent: false,
+        },
         (answer) => {
           this.answered.set(backend.name, this.served(backend.name) + 1);
           res.writeHead(answer.statusCode ?? 502, { ...answer.headers, [SERVED_BY]: backend.name });
@@ -109,7 +116,10 @@ export class RoundRobinBalancer {
       );
       upstream.on('error', (error: NodeJS.ErrnoException) => {
         if (error.code === 'ECONNREFUSED') return resolve('refused');
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain', [SERVED_BY]: backend.name }).end(`backend ${backend.name} failed: ${error.code ?? error.message}`);
+        if (!res.headersSent)
+          res
+            .writeHead(502, { 'content-type': 'text/plain', [SERVED_BY]: backend.name })
+            .end(`backend ${backend.name} failed: ${error.code ?? error.message}`);
         else res.destroy();
         resolve('done');
       });

@@ -13,7 +13,15 @@ export function launchChromium(): Promise<Browser> {
   return playwright.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -35,7 +43,12 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   const result = (await page.evaluate(
     "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] } })",
   )) as { violations: AxeViolation[] };
-  return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    help: v.help,
+    nodes: v.nodes.map((n) => ({ target: n.target })),
+  }));
 }
 
 /** Only what blocks people: serious and critical violations. */
@@ -47,7 +60,10 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(OUTPUT, { recursive: true });
   const before = page.viewportSize();
-  for (const [label, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+  for (const [label, size] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
     await page.setViewportSize(size);
     await page.screenshot({ path: join(OUTPUT, `${name}-${label}.png`), fullPage: true });
   }

@@ -13,7 +13,8 @@ export async function eventually<T>(
   for (;;) {
     const value = await probe();
     if (done(value)) return value;
-    if (performance.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+    if (performance.now() > deadline)
+      throw new Error(`${what}: not reached in ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

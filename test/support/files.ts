@@ -15,7 +15,12 @@ export const local = (url: string): string => {
 const isApps = (kadu: KaduTestApp, url: string): boolean => url.startsWith(`${kadu.config.publicBaseUrl}/`);
 
 /** PUTs bytes to a presigned URL: the in-process app's route, or the object store over the network. */
-export async function put(kadu: KaduTestApp, url: string, bytes: Buffer, contentType: string): Promise<{ status: number; text: string }> {
+export async function put(
+  kadu: KaduTestApp,
+  url: string,
+  bytes: Buffer,
+  contentType: string,
+): Promise<{ status: number; text: string }> {
   if (isApps(kadu, url)) {
     const res = await request(kadu.server).put(local(url)).set('Content-Type', contentType).send(bytes);
     return { status: res.status, text: res.text };
@@ -25,9 +30,20 @@ export async function put(kadu: KaduTestApp, url: string, bytes: Buffer, content
 }
 
 /** The whole upload dance a client performs: create, PUT the bytes, confirm. Returns the file id. */
-export async function uploadFile(kadu: KaduTestApp, client: KaduClient, name: string, content: string, contentType = 'text/csv'): Promise<string> {
+export async function uploadFile(
+  kadu: KaduTestApp,
+  client: KaduClient,
+  name: string,
+  content: string,
+  contentType = 'text/csv',
+): Promise<string> {
   const bytes = Buffer.from(content);
-  const created = await client.rest('post', '/api/v1/files', { name, content_type: contentType, size: bytes.length, sha256: sha256(bytes) });
+  const created = await client.rest('post', '/api/v1/files', {
+    name,
+    content_type: contentType,
+    size: bytes.length,
+    sha256: sha256(bytes),
+  });
   if (created.status !== 201) throw new Error(`create file: ${created.status} ${created.text}`);
   const uploaded = await put(kadu, created.body.data.upload_url, bytes, contentType);
   if (uploaded.status < 200 || uploaded.status > 299) throw new Error(`upload: ${uploaded.status} ${uploaded.text}`);
@@ -37,15 +53,21 @@ export async function uploadFile(kadu: KaduTestApp, client: KaduClient, name: st
 }
 
 /** Follows a download URL the way a client would and returns the bytes. */
-export async function download(kadu: KaduTestApp, url: string): Promise<{ status: number; type: string; text: string }> {
+export async function download(
+  kadu: KaduTestApp,
+  url: string,
+): Promise<{ status: number; type: string; text: string }> {
   if (!isApps(kadu, url)) {
     const res = await fetch(url);
     return { status: res.status, type: String(res.headers.get('content-type')), text: await res.text() };
   }
-  const res = await request(kadu.server).get(local(url)).buffer(true).parse((r, cb) => {
-    const chunks: Buffer[] = [];
-    r.on('data', (c: Buffer) => chunks.push(c));
-    r.on('end', () => cb(null, Buffer.concat(chunks)));
-  });
+  const res = await request(kadu.server)
+    .get(local(url))
+    .buffer(true)
+    .parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
   return { status: res.status, type: String(res.headers['content-type']), text: (res.body as Buffer).toString('utf8') };
 }

@@ -17,8 +17,16 @@ export class FreshStart {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-fresh-'));
     const app = new Replica('app', await freePort(), dataDir);
     // The test runner's own settings (loaders, the distributed pass's services) are not the app's.
-    const { NODE_OPTIONS: _n, NODE_ENV: _e, KADU_TEST_DATABASE_URL: _d, KADU_TEST_REDIS_URL: _r, KADU_TEST_S3_ENDPOINT: _s, KADU_TEST_S3_BUCKET: _b, VITEST: _v, ...inherited } =
-      process.env as Record<string, string>;
+    const {
+      NODE_OPTIONS: _n,
+      NODE_ENV: _e,
+      KADU_TEST_DATABASE_URL: _d,
+      KADU_TEST_REDIS_URL: _r,
+      KADU_TEST_S3_ENDPOINT: _s,
+      KADU_TEST_S3_BUCKET: _b,
+      VITEST: _v,
+      ...inherited
+    } = process.env as Record<string, string>;
     app.start({ ...inherited, PORT: String(app.port), DATA_DIR: dataDir, ...env });
     try {
       await app.ready();

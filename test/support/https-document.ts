@@ -29,14 +29,37 @@ export class HttpsDocument {
     const folder = mkdtempSync(join(tmpdir(), 'kadu-tls-'));
     const made = spawnSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem')],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+        '-keyout',
+        join(folder, 'key.pem'),
+        '-out',
+        join(folder, 'cert.pem'),
+      ],
       { encoding: 'utf8' },
     );
     if (made.error || made.status !== 0) {
       rmSync(folder, { recursive: true, force: true });
       return undefined;
     }
-    return new HttpsDocument(join(folder, 'cert.pem'), folder, readFileSync(join(folder, 'key.pem')), readFileSync(join(folder, 'cert.pem')));
+    return new HttpsDocument(
+      join(folder, 'cert.pem'),
+      folder,
+      readFileSync(join(folder, 'key.pem')),
+      readFileSync(join(folder, 'cert.pem')),
+    );
   }
 
   /** Serves `document(url)` at https://localhost:<port>/<path>; counts the fetches. */
@@ -45,7 +68,9 @@ export class HttpsDocument {
     this.server = createServer({ key: this.key, cert: this.cert }, (req, res) => {
       if (req.url !== path) return void res.writeHead(404).end();
       this.fetches++;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=60' }).end(JSON.stringify(document(this.url)));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=60' })
+        .end(JSON.stringify(document(this.url)));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `https://localhost:${(this.server.address() as { port: number }).port}${path}`;

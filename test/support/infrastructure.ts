@@ -28,7 +28,13 @@ const why = (error: unknown): string => (error instanceof Error ? error.message 
 
 /** Redis answers PING within 2 s. */
 export async function redis(url = REDIS_URL): Promise<Requirement> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, enableOfflineQueue: false, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   let cause: unknown;
   client.on('error', (error) => (cause ??= error));
   try {

@@ -27,7 +27,11 @@ export class JwksServer {
 
   async addKey(kid: string, { publish = true } = {}): Promise<void> {
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-    this.keys.set(kid, { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } });
+    this.keys.set(kid, {
+      kid,
+      privateKey,
+      publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' },
+    });
     if (publish) this.published.add(kid);
   }
 
@@ -36,7 +40,12 @@ export class JwksServer {
   }
 
   /** A token signed with `kid`; claims default to a valid one for `audience`. */
-  sign(kid: string, audience: string, claims: JWTPayload = {}, { issuer = this.issuer, subject = 'ana@acme.test' as string | null } = {}): Promise<string> {
+  sign(
+    kid: string,
+    audience: string,
+    claims: JWTPayload = {},
+    { issuer = this.issuer, subject = 'ana@acme.test' as string | null } = {},
+  ): Promise<string> {
     const key = this.keys.get(kid);
     if (!key) throw new Error(`no key ${kid}`);
     const jwt = new SignJWT({ org: 'acme', role: 'admin', scope: 'kadu.tasks.read kadu.tasks.write', ...claims })

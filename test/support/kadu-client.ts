@@ -27,7 +27,12 @@ export class KaduClient {
     return new KaduClient(this.kadu, { ...this.who, ...who });
   }
 
-  async rest(method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: string, body?: unknown, headers: Record<string, string> = {}) {
+  async rest(
+    method: 'get' | 'post' | 'patch' | 'put' | 'delete',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     this.apiToken ??= await this.kadu.token({ ...this.who, audience: 'api' });
     const req = request(this.kadu.server)[method](path).set('Authorization', `Bearer ${this.apiToken}`).set(headers);
     return body === undefined ? req : req.send(body as object);
@@ -49,7 +54,15 @@ export class KaduClient {
       const ask = first.body.result;
       if (ask?.resultType !== 'input_required') return this.outcome(name, first);
       const accept = { confirm: { action: 'accept', content: { confirm: true } } };
-      return this.outcome(name, await this.mcp(era, 'tools/call', { name, arguments: args, requestState: ask.requestState, inputResponses: accept }, form));
+      return this.outcome(
+        name,
+        await this.mcp(
+          era,
+          'tools/call',
+          { name, arguments: args, requestState: ask.requestState, inputResponses: accept },
+          form,
+        ),
+      );
     }
     const first = await this.tool(era, name, args);
     if (first.body?.error?.code !== 'approval_required') return first;
@@ -68,7 +81,11 @@ export class KaduClient {
   async mcp(era: Era, method: string, params: Record<string, unknown> = {}, capabilities?: Record<string, unknown>) {
     this.mcpToken ??= await this.kadu.token({ ...this.who, audience: 'mcp' });
     const r = era === '2026' ? modernRequest(method, params, { capabilities }) : legacyRequest(method, params);
-    return request(this.kadu.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${this.mcpToken}`).send(r.body);
+    return request(this.kadu.server)
+      .post('/mcp')
+      .set(r.headers)
+      .set('Authorization', `Bearer ${this.mcpToken}`)
+      .send(r.body);
   }
 
   async listTools(era: Era): Promise<Record<string, any>[]> {
@@ -83,7 +100,10 @@ export class KaduClient {
   }
 
   /** Polls an execution until `done` says so (the worker runs in the background). */
-  async waitForExecution(id: string, done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status)): Promise<any> {
+  async waitForExecution(
+    id: string,
+    done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status),
+  ): Promise<any> {
     const deadline = performance.now() + 15_000;
     for (;;) {
       const res = await this.rest('get', `/api/v1/executions/${id}`);

@@ -6,7 +6,14 @@ export const STATUS = 'com.kobana.kadu/status';
 export const STEPS = 'com.kobana.kadu/steps';
 
 /** One message of a listen stream, as JSON-RPC. */
-export type StreamMessage = { jsonrpc: '2.0'; method?: string; id?: string | number; params?: any; result?: any; error?: any };
+export type StreamMessage = {
+  jsonrpc: '2.0';
+  method?: string;
+  id?: string | number;
+  params?: any;
+  result?: any;
+  error?: any;
+};
 
 /**
  * A `subscriptions/listen` stream opened over raw HTTP (fetch), read event by event: what a client
@@ -24,7 +31,12 @@ export class ListenStream {
   private readonly abort = new AbortController();
   private waiters: (() => void)[] = [];
 
-  static async open(baseUrl: string, token: string, notifications: Record<string, unknown>, id: string | number = `listen-${Date.now()}`): Promise<ListenStream> {
+  static async open(
+    baseUrl: string,
+    token: string,
+    notifications: Record<string, unknown>,
+    id: string | number = `listen-${Date.now()}`,
+  ): Promise<ListenStream> {
     const stream = new ListenStream();
     const r = modernRequest('subscriptions/listen', { notifications }, { id });
     const res = await fetch(`${baseUrl}/mcp`, {
@@ -50,7 +62,8 @@ export class ListenStream {
     for (;;) {
       const found = this.messages.slice(from).find(match);
       if (found) return found;
-      if (performance.now() > deadline) throw new Error(`${what}: not on the stream in ${timeoutMs} ms; got ${JSON.stringify(this.messages)}`);
+      if (performance.now() > deadline)
+        throw new Error(`${what}: not on the stream in ${timeoutMs} ms; got ${JSON.stringify(this.messages)}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 200);

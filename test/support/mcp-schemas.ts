@@ -42,7 +42,9 @@ export class ResultSchemas {
       this.validators.set(definition, validate);
     }
     if (validate(result)) return [];
-    return (validate.errors ?? []).map((e) => `${definition}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+    return (validate.errors ?? []).map(
+      (e) => `${definition}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`,
+    );
   }
 
   private resolve(name: string): Definition {

@@ -1,5 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 
 /**
@@ -14,7 +18,9 @@ export class CallbackServer {
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
       const params = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
-      res.writeHead(200, { 'Content-Type': 'text/plain' }).end(params.get('code') ? 'Signed in; you can close this window.' : `Not signed in: ${params.get('error')}`);
+      res
+        .writeHead(200, { 'Content-Type': 'text/plain' })
+        .end(params.get('code') ? 'Signed in; you can close this window.' : `Not signed in: ${params.get('error')}`);
       this.waiters.shift()?.(params);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -119,7 +125,8 @@ export async function connectThroughBrowser(
     clientName,
   );
   const redirected = callback.next();
-  if ((await auth(provider, { serverUrl: `${serverUrl}/mcp` })) !== 'REDIRECT') throw new Error('expected a browser sign-in');
+  if ((await auth(provider, { serverUrl: `${serverUrl}/mcp` })) !== 'REDIRECT')
+    throw new Error('expected a browser sign-in');
   const code = (await redirected).get('code');
   if (!code) throw new Error('no authorization code came back');
   await auth(provider, { serverUrl: `${serverUrl}/mcp`, authorizationCode: code });

@@ -20,7 +20,9 @@ export function operationsOf(doc: Json): DescribedOperation[] {
 /** The routes the app really serves, read from Express's router (`:id` written `{id}`, as OpenAPI does). */
 export function servedRoutes(app: INestApplication, prefix: string): string[] {
   // Express 5 keeps its router at `app.router`; each route layer has its path and methods.
-  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: unknown; methods: Record<string, boolean> } }[] } };
+  const express = app.getHttpAdapter().getInstance() as {
+    router: { stack: { route?: { path: unknown; methods: Record<string, boolean> } }[] };
+  };
   return express.router.stack.flatMap((layer) => {
     const route = layer.route;
     if (!route || typeof route.path !== 'string' || !route.path.startsWith(`${prefix}/`)) return [];

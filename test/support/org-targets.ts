@@ -37,12 +37,16 @@ export class OrgTargets {
     const n = ++serial;
     switch (kind) {
       case 'task':
-        return this.ok(await this.owner.rest('post', '/api/v1/tasks', { name: `target ${n}`, kind: 'echo', cost_cap: 5 })).id;
+        return this.ok(
+          await this.owner.rest('post', '/api/v1/tasks', { name: `target ${n}`, kind: 'echo', cost_cap: 5 }),
+        ).id;
       case 'execution': {
         // An execution waiting for an answer: it stays put until someone continues or cancels it.
         const task = await this.make('task');
         const memberId = this.ok(await this.owner.rest('get', '/api/v1/me')).member.id;
-        const [{ org_id: orgId }] = await this.db.query<{ org_id: string }>('select org_id from tasks where id = $1', [task]);
+        const [{ org_id: orgId }] = await this.db.query<{ org_id: string }>('select org_id from tasks where id = $1', [
+          task,
+        ]);
         const id = newId();
         await this.db.query(
           `insert into executions (id, org_id, task_id, status, input, input_file_ids, output_file_ids, question, cost_cap, requested_by, started_at)
@@ -56,16 +60,27 @@ export class OrgTargets {
       case 'upload': {
         // Bytes uploaded, not yet confirmed.
         const bytes = Buffer.from(`b\n${n}\n`);
-        const created = this.ok(await this.owner.rest('post', '/api/v1/files', { name: `up-${n}.csv`, content_type: 'text/csv', size: bytes.length, sha256: sha256(bytes) }));
+        const created = this.ok(
+          await this.owner.rest('post', '/api/v1/files', {
+            name: `up-${n}.csv`,
+            content_type: 'text/csv',
+            size: bytes.length,
+            sha256: sha256(bytes),
+          }),
+        );
         const uploaded = await put(this.kadu, created.upload_url, bytes, 'text/csv');
-        if (uploaded.status < 200 || uploaded.status > 299) throw new Error(`upload: ${uploaded.status} ${uploaded.text}`);
+        if (uploaded.status < 200 || uploaded.status > 299)
+          throw new Error(`upload: ${uploaded.status} ${uploaded.text}`);
         return created.file.id;
       }
       case 'webhook':
         return this.ok(await this.owner.rest('post', '/api/v1/webhooks', { url: this.webhookUrl })).id;
       case 'delivery': {
         const hook = await this.make('webhook');
-        const [{ org_id: orgId }] = await this.db.query<{ org_id: string }>('select org_id from webhooks where id = $1', [hook]);
+        const [{ org_id: orgId }] = await this.db.query<{ org_id: string }>(
+          'select org_id from webhooks where id = $1',
+          [hook],
+        );
         const id = newId();
         await this.db.query(
           `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, attempts, response_code)
@@ -77,7 +92,13 @@ export class OrgTargets {
       case 'secret':
         return this.ok(await this.owner.rest('post', '/api/v1/secrets', { name: `SECRET_${n}` })).secret.id;
       case 'member':
-        return this.ok(await this.owner.rest('post', '/api/v1/members', { email: `m${n}@owner.test`, name: `M${n}`, role: 'viewer' })).id;
+        return this.ok(
+          await this.owner.rest('post', '/api/v1/members', {
+            email: `m${n}@owner.test`,
+            name: `M${n}`,
+            role: 'viewer',
+          }),
+        ).id;
     }
   }
 
@@ -99,7 +120,10 @@ export class OrgTargets {
         return [await read(`/api/v1/webhooks/${id}`), await read(`/api/v1/webhook_deliveries?webhook_id=${id}`)];
       case 'delivery': {
         const delivery = await read(`/api/v1/webhook_deliveries/${id}`);
-        return [delivery, await read(`/api/v1/webhook_deliveries?webhook_id=${(delivery.data as { webhook_id: string }).webhook_id}`)];
+        return [
+          delivery,
+          await read(`/api/v1/webhook_deliveries?webhook_id=${(delivery.data as { webhook_id: string }).webhook_id}`),
+        ];
       }
       case 'secret':
         return read(`/api/v1/secrets/${id}`);

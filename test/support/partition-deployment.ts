@@ -62,6 +62,7 @@ export async function partitionDeployment(s3: S3TestServer): Promise<PartitionDe
 /** Executions of the deployment still `queued` or `running`. */
 export async function unfinished(client: RemoteClient): Promise<{ id: string; status: string }[]> {
   const pending = [];
-  for (const status of ['queued', 'running']) pending.push(...(await client.rest('get', `/api/v1/executions?status=${status}&limit=100`)).body.data);
+  for (const status of ['queued', 'running'])
+    pending.push(...(await client.rest('get', `/api/v1/executions?status=${status}&limit=100`)).body.data);
   return pending;
 }

@@ -16,7 +16,12 @@ export interface PartitionRun {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const failed = (error: unknown): RemoteResponse => ({ status: 0, headers: new Headers(), body: String(error), ms: Number.NaN });
+const failed = (error: unknown): RemoteResponse => ({
+  status: 0,
+  headers: new Headers(),
+  body: String(error),
+  ms: Number.NaN,
+});
 
 /**
  * Cuts a dependency for `durationMs` while two callers keep sending requests through the
@@ -38,11 +43,23 @@ export async function underPartition(
         kind === 0
           ? await client.rest('get', `/api/v1/tasks/${options.taskId}`).catch(failed)
           : kind === 1
-            ? await client.mcp('2026', 'tools/call', { name: 'kadu_tasks_get', arguments: { task_id: options.taskId } }, { id: sentId }).catch(failed)
+            ? await client
+                .mcp(
+                  '2026',
+                  'tools/call',
+                  { name: 'kadu_tasks_get', arguments: { task_id: options.taskId } },
+                  { id: sentId },
+                )
+                .catch(failed)
             : kind === 2
               ? await client.rest('post', `/api/v1/tasks/${options.taskId}/run`, { input: { lane } }).catch(failed)
               : await client.rest('get', '/health/ready').catch(failed);
-      probes.push({ what: ['rest get', 'mcp call', 'rest run', 'ready'][kind]!, startedAt, answer, ...(kind === 1 ? { sentId } : {}) });
+      probes.push({
+        what: ['rest get', 'mcp call', 'rest run', 'ready'][kind]!,
+        startedAt,
+        answer,
+        ...(kind === 1 ? { sentId } : {}),
+      });
       await sleep(100);
     }
   };
@@ -57,7 +74,8 @@ export async function underPartition(
   for (;;) {
     const res = await client.rest('get', `/api/v1/tasks/${options.taskId}`).catch(failed);
     if (res.status === 200) break;
-    if (Date.now() - restoredAt > 30_000) throw new Error(`no recovery 30 s after the partition: ${res.status} ${JSON.stringify(res.body)}`);
+    if (Date.now() - restoredAt > 30_000)
+      throw new Error(`no recovery 30 s after the partition: ${res.status} ${JSON.stringify(res.body)}`);
     await sleep(100);
   }
   return { probes: probes.filter((p) => p.startedAt >= cutAt), recoveredAfterMs: Date.now() - restoredAt };
@@ -80,7 +98,12 @@ export function expectRefusedWithinBound(probes: Probe[], boundMs: number, codes
     expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('5');
     if (what === 'ready') expect(answer.body.status).toBe('unavailable');
-    else if (sentId) expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: sentId, error: { code: -32603, data: { retry_after: 5 } } });
+    else if (sentId)
+      expect(answer.body).toMatchObject({
+        jsonrpc: '2.0',
+        id: sentId,
+        error: { code: -32603, data: { retry_after: 5 } },
+      });
     else expect(codes).toContain(answer.body.errors[0].code);
   }
 }

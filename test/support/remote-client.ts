@@ -28,31 +28,59 @@ export class RemoteClient {
   rest(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<RemoteResponse> {
     return this.send(path, {
       method: method.toUpperCase(),
-      headers: { Authorization: `Bearer ${this.apiToken}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      headers: {
+        Authorization: `Bearer ${this.apiToken}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   }
 
-  mcp(era: '2026' | '2025', method: string, params: Record<string, unknown> = {}, options: ModernRequestOptions = {}): Promise<RemoteResponse> {
-    const r = era === '2026' ? modernRequest(method, params, options) : legacyRequest(method, params, { id: options.id });
-    return this.send('/mcp', { method: 'POST', headers: { ...r.headers, Authorization: `Bearer ${this.mcpToken}` }, body: JSON.stringify(r.body) });
+  mcp(
+    era: '2026' | '2025',
+    method: string,
+    params: Record<string, unknown> = {},
+    options: ModernRequestOptions = {},
+  ): Promise<RemoteResponse> {
+    const r =
+      era === '2026' ? modernRequest(method, params, options) : legacyRequest(method, params, { id: options.id });
+    return this.send('/mcp', {
+      method: 'POST',
+      headers: { ...r.headers, Authorization: `Bearer ${this.mcpToken}` },
+      body: JSON.stringify(r.body),
+    });
   }
 
   /** Calls a tool and parses the JSON of its text content; throws on a JSON-RPC or HTTP error. */
-  async tool(era: '2026' | '2025', name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; body: any; response: RemoteResponse }> {
+  async tool(
+    era: '2026' | '2025',
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ isError: boolean; body: any; response: RemoteResponse }> {
     const response = await this.mcp(era, 'tools/call', { name, arguments: args });
-    if (response.status !== 200 || response.body?.error) throw new Error(`tools/call ${name} answered ${response.status} ${JSON.stringify(response.body)}`);
-    const text = (response.body.result.content as { type: string; text: string }[]).find((c) => c.type === 'text')?.text;
+    if (response.status !== 200 || response.body?.error)
+      throw new Error(`tools/call ${name} answered ${response.status} ${JSON.stringify(response.body)}`);
+    const text = (response.body.result.content as { type: string; text: string }[]).find(
+      (c) => c.type === 'text',
+    )?.text;
     return { isError: response.body.result.isError === true, body: text ? JSON.parse(text) : undefined, response };
   }
 
   /** Polls an execution until it leaves queued/running (or `done` says so). */
-  async waitForExecution(id: string, done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status), timeoutMs = 30_000): Promise<any> {
+  async waitForExecution(
+    id: string,
+    done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status),
+    timeoutMs = 30_000,
+  ): Promise<any> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const res = await this.rest('get', `/api/v1/executions/${id}`);
       if (res.status === 200 && done(res.body.data)) return res.body.data;
-      if (Date.now() > deadline) throw new Error(`execution ${id} still ${res.body?.data?.status ?? `${res.status} ${JSON.stringify(res.body)}`}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `execution ${id} still ${res.body?.data?.status ?? `${res.status} ${JSON.stringify(res.body)}`}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -67,6 +95,12 @@ export class RemoteClient {
     } catch {
       /* not JSON: keep the text */
     }
-    return { status: res.status, headers: res.headers, body, servedBy: res.headers.get(SERVED_BY) ?? undefined, ms: Date.now() - started };
+    return {
+      status: res.status,
+      headers: res.headers,
+      body,
+      servedBy: res.headers.get(SERVED_BY) ?? undefined,
+      ms: Date.now() - started,
+    };
   }
 }

@@ -37,10 +37,19 @@ export class Replica {
   }
 
   start(env: Record<string, string>): void {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (chunk: Buffer): void => {
       // Nest's start-up route listing is noise next to what a failing test needs to see.
-      this.logs.push(...chunk.toString('utf8').split('\n').filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)));
+      this.logs.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)),
+      );
       if (this.logs.length > 400) this.logs.splice(0, this.logs.length - 400);
     };
     child.stdout.on('data', keep);
@@ -54,7 +63,10 @@ export class Replica {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!this.alive) throw new Error(`replica ${this.name} exited at start:\n${this.logs.join('\n')}`);
-      const ok = await fetch(`${this.url}/health/live`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${this.url}/health/live`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -105,8 +117,14 @@ export class ReplicaSet {
     keyFile: string,
   ) {
     // The test runner's own settings (loaders in NODE_OPTIONS, the test pass's KADU_TEST_*) are not the app's.
-    const { NODE_OPTIONS: _loaders, KADU_TEST_DATABASE_URL: _db, KADU_TEST_REDIS_URL: _redis, KADU_TEST_S3_ENDPOINT: _s3, KADU_TEST_S3_BUCKET: _bucket, ...inherited } =
-      process.env as Record<string, string>;
+    const {
+      NODE_OPTIONS: _loaders,
+      KADU_TEST_DATABASE_URL: _db,
+      KADU_TEST_REDIS_URL: _redis,
+      KADU_TEST_S3_ENDPOINT: _s3,
+      KADU_TEST_S3_BUCKET: _bucket,
+      ...inherited
+    } = process.env as Record<string, string>;
     this.env = {
       ...inherited,
       NODE_ENV: 'test',
@@ -128,12 +146,18 @@ export class ReplicaSet {
   }
 
   static async start(options: ReplicaSetOptions): Promise<ReplicaSet> {
-    const check = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-build.mjs'), '--check'], { encoding: 'utf8' });
+    const check = spawnSync(process.execPath, [join(ROOT, 'scripts/ensure-build.mjs'), '--check'], {
+      encoding: 'utf8',
+    });
     if (check.status !== 0) throw new Error(check.stderr.trim());
     // The key an operator would copy from one data folder to a path every replica reads.
     const keyDir = mkdtempSync(join(tmpdir(), 'kadu-key-'));
     await loadOrCreateDevKey({ dataDir: keyDir });
-    const set = new ReplicaSet(options, `kadu_rs_${randomBytes(6).toString('hex')}`, join(keyDir, 'dev-signing-key.json'));
+    const set = new ReplicaSet(
+      options,
+      `kadu_rs_${randomBytes(6).toString('hex')}`,
+      join(keyDir, 'dev-signing-key.json'),
+    );
     set.folders.push(keyDir);
     await set.balancer.start();
     set.env.PUBLIC_BASE_URL = set.balancer.url;
@@ -171,7 +195,9 @@ export class ReplicaSet {
 
   /** The replicas' last log lines, for a failure message. */
   logs(): string {
-    return this.replicas.map((r) => `--- ${r.name} (${r.alive ? 'alive' : 'exited'})\n${r.logs.slice(-60).join('\n')}`).join('\n');
+    return this.replicas
+      .map((r) => `--- ${r.name} (${r.alive ? 'alive' : 'exited'})\n${r.logs.slice(-60).join('\n')}`)
+      .join('\n');
   }
 
   async stop(): Promise<void> {

@@ -28,10 +28,21 @@ export interface S3TestServer {
  */
 export async function startS3Server(bucket = 'kadu-test'): Promise<S3TestServer> {
   const directory = mkdtempSync(join(tmpdir(), 'kadu-s3-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory,
+    silent: true,
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_TEST_CREDENTIALS });
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: S3_TEST_CREDENTIALS,
+  });
   return {
     endpoint,
     bucket,

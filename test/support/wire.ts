@@ -25,6 +25,7 @@ export function expectRpcResult(res: Response, id: string | number): Record<stri
   return res.body.result as Record<string, unknown>;
 }
 
-export const SEED_413_BODY = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request body too large (limit 1048576 bytes)"}}';
+export const SEED_413_BODY =
+  '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Request body too large (limit 1048576 bytes)"}}';
 
 export const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';

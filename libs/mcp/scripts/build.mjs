@@ -14,7 +14,9 @@ const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/ts
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 // The two compilations are independent: run them side by side (tsc itself uses one core).
 const compile = (project) =>
-  new Promise((resolve) => spawn(process.execPath, [tsc, '-p', join(root, project)], { cwd: root, stdio: 'inherit' }).on('exit', resolve));
+  new Promise((resolve) =>
+    spawn(process.execPath, [tsc, '-p', join(root, project)], { cwd: root, stdio: 'inherit' }).on('exit', resolve),
+  );
 const codes = await Promise.all(['tsconfig.json', 'tsconfig.cjs.json'].map(compile));
 if (codes.some((code) => code !== 0)) process.exit(1);
 // Inside this "type": "module" package, .js files under dist/cjs are CommonJS only if a nearer

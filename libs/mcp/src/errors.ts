@@ -134,7 +134,10 @@ function answerOfHttp(exception: HttpException, site: AnswerSite): McpAnswer {
   // Rung 15: an error the caller can act on carries the REST API's own error body.
   if (site.where === 'tool') return { kind: 'tool_error', body: site.errorBody(exception) };
   if (status === 404 && site.uri !== undefined) {
-    return { kind: 'rejection', rejection: invalidParams(site.id, `Resource not found: ${site.uri}`, { uri: site.uri }) };
+    return {
+      kind: 'rejection',
+      rejection: invalidParams(site.id, `Resource not found: ${site.uri}`, { uri: site.uri }),
+    };
   }
   const rejection = invalidParams(site.id, `Invalid params: ${exception.message}`, site.errorBody(exception));
   return { kind: 'rejection', rejection };
@@ -144,7 +147,11 @@ function unexpected(thrown: unknown, site: AnswerSite): McpAnswer {
   const requestId = site.requestId();
   if (site.where === 'tool') {
     const message = `The tool failed unexpectedly. Quote request id ${requestId} to the operator.`;
-    return { kind: 'tool_error', body: { error: { code: 'internal_error', message, request_id: requestId } }, cause: thrown };
+    return {
+      kind: 'tool_error',
+      body: { error: { code: 'internal_error', message, request_id: requestId } },
+      cause: thrown,
+    };
   }
   return { kind: 'rejection', rejection: internalError(site.id, requestId), cause: thrown };
 }

@@ -52,7 +52,10 @@ describe('the import direction of libs/mcp', () => {
       const floor = floorOf(place);
       for (const [, spec] of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
         const target = normalize(join(dirname(file), spec!)).replace(/\.js$/, '.ts');
-        expect(relative(src, target).startsWith('..'), `${relative(src, file)} imports ${spec} outside the library`).toBe(false);
+        expect(
+          relative(src, target).startsWith('..'),
+          `${relative(src, file)} imports ${spec} outside the library`,
+        ).toBe(false);
         const targetPlace = placeOf(target);
         if (floorOf(targetPlace) > floor) upward.push(`${relative(src, file)} → ${spec}`);
       }

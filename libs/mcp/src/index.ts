@@ -97,5 +97,13 @@ export { mcpRequestSummary, type McpRequestSummary } from './call/exchange.js';
 export { canonicalJson } from './confirmation/canonical-json.js';
 export { jsonTextTooDeep, DEFAULT_MAX_JSON_DEPTH } from './protocol/index.js';
 export { McpTaskEvents } from './tasks/task-events.js';
-export type { McpTaskSource, McpTaskCaller, McpTaskCreation, McpTaskChange, McpTaskRef, McpTaskState, McpTaskStatus } from './tasks/task-source.js';
+export type {
+  McpTaskSource,
+  McpTaskCaller,
+  McpTaskCreation,
+  McpTaskChange,
+  McpTaskRef,
+  McpTaskState,
+  McpTaskStatus,
+} from './tasks/task-source.js';
 export { TASKS_EXTENSION } from './protocol/index.js';

@@ -56,7 +56,12 @@ export const LADDER: readonly LadderStep[] = [
     rungs: '11',
     checks: 'the era (2026 envelope or 2025), cross-checked with MCP-Protocol-Version',
     guard: EraGuard,
-    rejections: ['envelope_invalid', 'version_header_mismatch', 'unsupported_version', 'modern_header_without_envelope'],
+    rejections: [
+      'envelope_invalid',
+      'version_header_mismatch',
+      'unsupported_version',
+      'modern_header_without_envelope',
+    ],
   },
   {
     rungs: '12',
@@ -68,7 +73,13 @@ export const LADDER: readonly LadderStep[] = [
     rungs: '13–16',
     checks: 'notification → 202; unknown method; handler errors; unexpected failure',
     by: 'McpEndpointController → McpDispatcher; errors.ts maps what handlers throw',
-    rejections: ['method_not_found', 'invalid_params', 'missing_client_capability', 'insufficient_scope', 'internal_error'],
+    rejections: [
+      'method_not_found',
+      'invalid_params',
+      'missing_client_capability',
+      'insufficient_scope',
+      'internal_error',
+    ],
   },
 ];
 

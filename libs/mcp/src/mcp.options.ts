@@ -123,7 +123,10 @@ export interface McpModuleOptions {
     /** Undecided approvals one principal may hold within one lifetime (default 20); past it → `too_many_pending_approvals`. */
     maxPendingPerPrincipal?: number;
     /** The host app's web-session check on the approval page (default: the link alone). */
-    sessionCheck?: (req: Request, approval: { id: string; subject: string; tool: string }) => boolean | Promise<boolean>;
+    sessionCheck?: (
+      req: Request,
+      approval: { id: string; subject: string; tool: string },
+    ) => boolean | Promise<boolean>;
   };
   /** Plain words for the confirmation: what will happen if the person continues, and whether it can be undone. */
   describeConfirmation?: (

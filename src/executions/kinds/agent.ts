@@ -11,8 +11,7 @@ export interface AgentContext {
 }
 
 export type AgentOutcome =
-  | { kind: 'succeeded'; output: unknown; outputFileIds?: string[] }
-  | { kind: 'awaiting_input'; question: unknown };
+  { kind: 'succeeded'; output: unknown; outputFileIds?: string[] } | { kind: 'awaiting_input'; question: unknown };
 
 /** A task kind. The reference kinds are deterministic so that everything is testable without a model. */
 export interface Agent {

@@ -22,7 +22,11 @@ export class CsvSummaryAgent implements Agent {
       }
     }
     const summary = { source_file_id: fileId, rows: rows.length, columns, totals };
-    const outputId = await context.writeFile(`${file.name.replace(/\.csv$/i, '')}-summary.json`, 'application/json', Buffer.from(JSON.stringify(summary, null, 2)));
+    const outputId = await context.writeFile(
+      `${file.name.replace(/\.csv$/i, '')}-summary.json`,
+      'application/json',
+      Buffer.from(JSON.stringify(summary, null, 2)),
+    );
     await context.step('write', 'Wrote the summary file', 0);
     return { kind: 'succeeded', output: summary, outputFileIds: [outputId] };
   }

@@ -37,7 +37,10 @@ export function toResourceContents(uri: string, mimeType: string | undefined, va
 
 export function toPromptResult(value: unknown, description?: string): Record<string, unknown> {
   if (value instanceof McpPromptResult) {
-    return { ...(value.description ?? description ? { description: value.description ?? description } : {}), messages: value.messages };
+    return {
+      ...((value.description ?? description) ? { description: value.description ?? description } : {}),
+      messages: value.messages,
+    };
   }
   const messages = typeof value === 'string' ? [{ role: 'user', content: { type: 'text', text: value } }] : value;
   return { ...(description ? { description } : {}), messages };

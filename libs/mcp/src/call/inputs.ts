@@ -56,13 +56,17 @@ export class McpInputRound {
   /** A sampling answer (CreateMessageResult) for `key`, else undefined. */
   sampling(key: string): JsonObject | undefined {
     const answer = this.responses[key];
-    return isPlainObject(answer) && isPlainObject(answer.content) && typeof answer.role === 'string' ? answer : undefined;
+    return isPlainObject(answer) && isPlainObject(answer.content) && typeof answer.role === 'string'
+      ? answer
+      : undefined;
   }
 
   /** A roots/list answer for `key`, else undefined. */
   roots(key: string): { uri: string; name?: string }[] | undefined {
     const answer = this.responses[key];
-    return isPlainObject(answer) && Array.isArray(answer.roots) ? (answer.roots as { uri: string; name?: string }[]) : undefined;
+    return isPlainObject(answer) && Array.isArray(answer.roots)
+      ? (answer.roots as { uri: string; name?: string }[])
+      : undefined;
   }
 
   /** Asks the client for input and ends this round; the retry comes back with the answers and `state`. */

@@ -12,7 +12,10 @@ export interface PageFrame {
 const page = (frame: PageFrame, title: string, body: string): string => renderPage({ ...frame, title, body });
 
 function clientHtml(record: ApprovalRecord): string {
-  const id = record.clientId && record.clientId !== record.clientName ? ` <span class="muted small">(client id <code>${escape(record.clientId)}</code>)</span>` : '';
+  const id =
+    record.clientId && record.clientId !== record.clientName
+      ? ` <span class="muted small">(client id <code>${escape(record.clientId)}</code>)</span>`
+      : '';
   return `<strong>${escape(record.clientName)}</strong>${id}`;
 }
 
@@ -23,8 +26,10 @@ function requesterHtml(record: ApprovalRecord): string {
 
 function undoHtml(record: ApprovalRecord): string {
   const note = record.undoNote ? `<p>${escape(record.undoNote)}</p>` : '';
-  if (record.undoable === false) return `<div class="notice danger" id="undo" role="note"><p><strong>This cannot be undone.</strong></p>${note}</div>`;
-  if (record.undoable === true) return `<div class="notice" id="undo" role="note"><p><strong>This can be undone.</strong></p>${note}</div>`;
+  if (record.undoable === false)
+    return `<div class="notice danger" id="undo" role="note"><p><strong>This cannot be undone.</strong></p>${note}</div>`;
+  if (record.undoable === true)
+    return `<div class="notice" id="undo" role="note"><p><strong>This can be undone.</strong></p>${note}</div>`;
   return note ? `<div class="notice" id="undo" role="note">${note}</div>` : '';
 }
 
@@ -83,7 +88,11 @@ export function canceledPage(frame: PageFrame, record: ApprovalRecord): string {
 
 export function alreadyDecidedPage(frame: PageFrame, status: string): string {
   const what = status === 'rejected' ? 'canceled' : 'approved';
-  return page(frame, 'Already decided', `<p class="eyebrow">Nothing to do</p><h1>Already decided</h1><p>This request was already ${what}. Nothing changed now.</p>`);
+  return page(
+    frame,
+    'Already decided',
+    `<p class="eyebrow">Nothing to do</p><h1>Already decided</h1><p>This request was already ${what}. Nothing changed now.</p>`,
+  );
 }
 
 export function expiredPage(frame: PageFrame, record: ApprovalRecord): string {
@@ -97,7 +106,11 @@ export function expiredPage(frame: PageFrame, record: ApprovalRecord): string {
 }
 
 export function notValidPage(frame: PageFrame): string {
-  return page(frame, 'Link not valid', '<p class="eyebrow">Nothing to do</p><h1>This link is not valid</h1><p>It was replaced by a newer link, was already used, or never existed. Ask your assistant to try again.</p>');
+  return page(
+    frame,
+    'Link not valid',
+    '<p class="eyebrow">Nothing to do</p><h1>This link is not valid</h1><p>It was replaced by a newer link, was already used, or never existed. Ask your assistant to try again.</p>',
+  );
 }
 
 export function signInFirstPage(frame: PageFrame): string {
@@ -105,5 +118,9 @@ export function signInFirstPage(frame: PageFrame): string {
 }
 
 export function refusedPage(frame: PageFrame): string {
-  return page(frame, 'Refused', '<h1>Refused</h1><p>This form did not come from the approval page, so nothing was changed.</p>');
+  return page(
+    frame,
+    'Refused',
+    '<h1>Refused</h1><p>This form did not come from the approval page, so nothing was changed.</p>',
+  );
 }

@@ -65,10 +65,17 @@ export function createApprovalController(path: string): Type {
         if (now?.expired) return sendPage(res, 410, expiredPage(this.frame, found.record));
         return sendPage(res, 409, alreadyDecidedPage(this.frame, now?.status ?? 'approved'));
       }
-      sendPage(res, 200, decision === 'approved' ? approvedPage(this.frame, found.record) : canceledPage(this.frame, found.record));
+      sendPage(
+        res,
+        200,
+        decision === 'approved' ? approvedPage(this.frame, found.record) : canceledPage(this.frame, found.record),
+      );
     }
 
-    private async sessionOk(req: Request, record: { id: string; principalKey: string; tool: string }): Promise<boolean> {
+    private async sessionOk(
+      req: Request,
+      record: { id: string; principalKey: string; tool: string },
+    ): Promise<boolean> {
       const check = this.config.approvalSessionCheck;
       return check ? check(req, { id: record.id, subject: record.principalKey, tool: record.tool }) : true;
     }
@@ -78,7 +85,9 @@ export function createApprovalController(path: string): Type {
 
 async function readForm(req: Request): Promise<URLSearchParams> {
   if (req.body && typeof req.body === 'object') {
-    return new URLSearchParams(Object.entries(req.body as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]));
+    return new URLSearchParams(
+      Object.entries(req.body as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]),
+    );
   }
   const body = await readBody(req, 8192);
   return new URLSearchParams(body.ok ? body.text : '');

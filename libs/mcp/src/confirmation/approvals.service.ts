@@ -117,13 +117,19 @@ export class ApprovalsService {
   }
 
   /** The live approval for this exact call (principal, tool, arguments), if any. */
-  async forCall(principalKey: string, tool: string, digest: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus } | undefined> {
+  async forCall(
+    principalKey: string,
+    tool: string,
+    digest: string,
+  ): Promise<{ record: ApprovalRecord; status: ApprovalStatus } | undefined> {
     const id = await this.store.get(this.lookupKey(principalKey, tool, digest));
     return id ? this.byId(id) : undefined;
   }
 
   /** The approval behind a link — also for a while after it expired (`expired: true`), so its page can say so. */
-  async bySecret(secret: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus; expired: boolean } | undefined> {
+  async bySecret(
+    secret: string,
+  ): Promise<{ record: ApprovalRecord; status: ApprovalStatus; expired: boolean } | undefined> {
     if (!/^[A-Za-z0-9_-]{20,100}$/.test(secret)) return undefined;
     const id = await this.store.get(`approval-secret:${hashSecret(secret)}`);
     const found = id ? await this.load(id) : undefined;
@@ -137,7 +143,10 @@ export class ApprovalsService {
   }
 
   private async load(id: string): Promise<{ record: ApprovalRecord; status: ApprovalStatus } | undefined> {
-    const [raw, status] = await Promise.all([this.store.get(`approval:${id}`), this.store.get(`approval-status:${id}`)]);
+    const [raw, status] = await Promise.all([
+      this.store.get(`approval:${id}`),
+      this.store.get(`approval-status:${id}`),
+    ]);
     if (!raw || !status) return undefined;
     return { record: JSON.parse(raw) as ApprovalRecord, status: status as ApprovalStatus };
   }
@@ -171,6 +180,10 @@ export class ApprovalsService {
   }
 
   private issued(id: string, secret: string, baseUrl: string, expiresAt: number): IssuedApproval {
-    return { id, url: `${baseUrl}/${this.config.path}/approvals/${secret}`, expiresAt: new Date(expiresAt).toISOString() };
+    return {
+      id,
+      url: `${baseUrl}/${this.config.path}/approvals/${secret}`,
+      expiresAt: new Date(expiresAt).toISOString(),
+    };
   }
 }

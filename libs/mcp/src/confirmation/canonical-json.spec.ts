@@ -2,8 +2,12 @@ import { canonicalJson } from './canonical-json.js';
 
 describe('canonical JSON', () => {
   it('sorts keys at every level and writes what JSON.stringify would', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { f: 1, e: 2 }], c: 'x' } })).toBe('{"a":{"c":"x","d":[3,{"e":2,"f":1}]},"b":1}');
-    expect(canonicalJson({ u: undefined, f: () => 1, n: null, arr: [undefined, () => 1, NaN] })).toBe('{"arr":[null,null,null],"n":null}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { f: 1, e: 2 }], c: 'x' } })).toBe(
+      '{"a":{"c":"x","d":[3,{"e":2,"f":1}]},"b":1}',
+    );
+    expect(canonicalJson({ u: undefined, f: () => 1, n: null, arr: [undefined, () => 1, NaN] })).toBe(
+      '{"arr":[null,null,null],"n":null}',
+    );
     expect(canonicalJson(undefined)).toBe('null');
     expect(canonicalJson('a"b')).toBe('"a\\"b"');
     expect(canonicalJson(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"');

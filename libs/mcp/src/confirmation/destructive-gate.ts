@@ -5,7 +5,12 @@ import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
 import type { McpConfirmationText } from '../mcp.options.js';
 import type { JsonObject } from '../protocol/index.js';
 import { summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
-import { ApprovalsService, type ApprovalRecord, type IssuedApproval, TooManyPendingApprovals } from './approvals.service.js';
+import {
+  ApprovalsService,
+  type ApprovalRecord,
+  type IssuedApproval,
+  TooManyPendingApprovals,
+} from './approvals.service.js';
 import { canonicalJson } from './canonical-json.js';
 import type { McpInputRound } from '../call/inputs.js';
 import { InputRequests } from '../protocol/index.js';
@@ -19,7 +24,10 @@ const CONFIRM_SCHEMA: JsonObject = {
 
 type Confirmation = McpConfirmationText;
 
-const errorResult = (body: Record<string, unknown>): JsonObject => ({ content: [{ type: 'text', text: JSON.stringify({ error: body }) }], isError: true });
+const errorResult = (body: Record<string, unknown>): JsonObject => ({
+  content: [{ type: 'text', text: JSON.stringify({ error: body }) }],
+  isError: true,
+});
 
 /**
  * Nothing destructive runs until the person chooses to continue (docs/security.md §Confirmation), and
@@ -55,20 +63,34 @@ export class DestructiveGate implements OnApplicationBootstrap {
     );
   }
 
-  async guard(tool: RegisteredTool, args: JsonObject, call: McpCall, inputs: McpInputRound, run: () => Promise<JsonObject>): Promise<JsonObject> {
+  async guard(
+    tool: RegisteredTool,
+    args: JsonObject,
+    call: McpCall,
+    inputs: McpInputRound,
+    run: () => Promise<JsonObject>,
+  ): Promise<JsonObject> {
     if (this.config.destructiveTools === 'run') return run();
     if (this.config.destructiveTools === 'refuse') {
-      return errorResult({ code: 'confirmation_required', message: `${tool.name} is destructive and this server does not run destructive tools over MCP; it was not run.` });
+      return errorResult({
+        code: 'confirmation_required',
+        message: `${tool.name} is destructive and this server does not run destructive tools over MCP; it was not run.`,
+      });
     }
     if (!call.principal) {
       // Approvals bind to a caller; without one every client would share them (and see each other's).
-      return errorResult({ code: 'confirmation_unavailable', message: `${tool.name} needs a person's confirmation, which is bound to an authenticated caller; this request has none. It was not run.` });
+      return errorResult({
+        code: 'confirmation_unavailable',
+        message: `${tool.name} needs a person's confirmation, which is bound to an authenticated caller; this request has none. It was not run.`,
+      });
     }
     const digest = argumentDigest(canonicalJson(args));
     const principalKey = this.config.principalKey(call.principal);
     const title = tool.annotations.title ?? tool.name;
     const describe = this.config.describeConfirmation;
-    const described = describe ? await describe({ name: tool.name, title }, args, call.principal) : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
+    const described = describe
+      ? await describe({ name: tool.name, title }, args, call.principal)
+      : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
     const text: McpConfirmationText = typeof described === 'string' ? { message: described } : described;
     const confirmation: Confirmation = {
       ...text,
@@ -78,7 +100,16 @@ export class DestructiveGate implements OnApplicationBootstrap {
     const message = confirmation.message;
     const log = (event: string, extra: Record<string, unknown> = {}) =>
       // An object, not a string: a structured logger keeps `event` as a field of the line.
-      this.audit.log({ event, request_id: call.requestId, principal: principalKey, client: this.clientName(call), client_id: call.principal?.clientId, tool: tool.name, digest, ...extra });
+      this.audit.log({
+        event,
+        request_id: call.requestId,
+        principal: principalKey,
+        client: this.clientName(call),
+        client_id: call.principal?.clientId,
+        tool: tool.name,
+        digest,
+        ...extra,
+      });
     const runOnce = async (via: string): Promise<JsonObject> => {
       log('run', { via });
       return run();
@@ -93,31 +124,48 @@ export class DestructiveGate implements OnApplicationBootstrap {
           return runOnce('elicitation');
         }
         log('declined', { via: 'elicitation', action: answer.action });
-        return errorResult({ code: 'confirmation_declined', message: `The person declined ${title}; nothing was run. Do not retry unless they ask.` });
+        return errorResult({
+          code: 'confirmation_declined',
+          message: `The person declined ${title}; nothing was run. Do not retry unless they ask.`,
+        });
       }
       log('requested', { via: 'elicitation' });
       const undo = confirmation.undoable === false ? '\n\nThis cannot be undone.' : '';
-      inputs.require({ confirm: InputRequests.form(`${message}${undo}\n\nDo you want to continue?`, CONFIRM_SCHEMA) }, { confirm: tool.name });
+      inputs.require(
+        { confirm: InputRequests.form(`${message}${undo}\n\nDo you want to continue?`, CONFIRM_SCHEMA) },
+        { confirm: tool.name },
+      );
     }
 
     if (inputs.can('url')) {
       const state = inputs.state as { approval?: string; url?: string } | undefined;
       if (state?.approval && state.url) {
         const found = await this.approvals.byId(state.approval);
-        if (found?.status === 'approved' && found.record.digest === digest && (await this.approvals.consume(found.record))) {
+        if (
+          found?.status === 'approved' &&
+          found.record.digest === digest &&
+          (await this.approvals.consume(found.record))
+        ) {
           log('confirmed', { via: 'url_elicitation', approval_id: found.record.id });
           return runOnce('url_elicitation');
         }
         if (found?.status === 'rejected') {
           log('declined', { via: 'url_elicitation', approval_id: found.record.id });
-          return errorResult({ code: 'approval_rejected', message: `The person chose Cancel for ${title}; nothing was run.` });
+          return errorResult({
+            code: 'approval_rejected',
+            message: `The person chose Cancel for ${title}; nothing was run.`,
+          });
         }
-        if (found?.status === 'pending') inputs.require({ approval: InputRequests.url(this.urlMessage(message), state.url) }, state);
+        if (found?.status === 'pending')
+          inputs.require({ approval: InputRequests.url(this.urlMessage(message), state.url) }, state);
       }
       const issued = await this.pendingOrNew(tool, title, args, digest, principalKey, confirmation, call);
       if ('error' in issued) return issued.error;
       log('requested', { via: 'url_elicitation', approval_id: issued.id });
-      inputs.require({ approval: InputRequests.url(this.urlMessage(message), issued.url) }, { approval: issued.id, url: issued.url });
+      inputs.require(
+        { approval: InputRequests.url(this.urlMessage(message), issued.url) },
+        { approval: issued.id, url: issued.url },
+      );
     }
 
     const existing = await this.approvals.forCall(principalKey, tool.name, digest);
@@ -129,7 +177,10 @@ export class DestructiveGate implements OnApplicationBootstrap {
     } else if (existing?.status === 'rejected') {
       await this.approvals.forget(existing.record);
       log('declined', { via: 'approval_link', approval_id: existing.record.id });
-      return errorResult({ code: 'approval_rejected', message: `The person chose Cancel for ${title}; nothing was run. Do not retry unless they ask.` });
+      return errorResult({
+        code: 'approval_rejected',
+        message: `The person chose Cancel for ${title}; nothing was run. Do not retry unless they ask.`,
+      });
     } else if (existing?.status === 'pending') {
       // The client may have lost the link: a fresh one replaces it (the old one stops working).
       const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
@@ -157,7 +208,15 @@ export class DestructiveGate implements OnApplicationBootstrap {
   }
 
   /** The pending approval of this exact call with a fresh link, or a new approval. */
-  private async pendingOrNew(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, confirmation: Confirmation, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
+  private async pendingOrNew(
+    tool: RegisteredTool,
+    title: string,
+    args: JsonObject,
+    digest: string,
+    principalKey: string,
+    confirmation: Confirmation,
+    call: McpCall,
+  ): Promise<IssuedApproval | { error: JsonObject }> {
     const existing = await this.approvals.forCall(principalKey, tool.name, digest);
     if (existing?.status === 'pending') {
       const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
@@ -166,7 +225,15 @@ export class DestructiveGate implements OnApplicationBootstrap {
     return this.create(tool, title, args, digest, principalKey, confirmation, call);
   }
 
-  private async create(tool: RegisteredTool, title: string, args: JsonObject, digest: string, principalKey: string, confirmation: Confirmation, call: McpCall): Promise<IssuedApproval | { error: JsonObject }> {
+  private async create(
+    tool: RegisteredTool,
+    title: string,
+    args: JsonObject,
+    digest: string,
+    principalKey: string,
+    confirmation: Confirmation,
+    call: McpCall,
+  ): Promise<IssuedApproval | { error: JsonObject }> {
     const caller = call.principal && this.config.describeCaller?.(call.principal);
     const record: Omit<ApprovalRecord, 'id' | 'expiresAt' | 'csrf'> = {
       principalKey,
@@ -207,6 +274,9 @@ export class DestructiveGate implements OnApplicationBootstrap {
    * registration), else the name its request gives (2026 clientInfo), else a generic phrase.
    */
   private clientName(call: McpCall): string {
-    return truncateText(call.principal?.clientName || (call.era.era === 'modern' && call.era.clientInfo?.name) || 'an MCP client', 120);
+    return truncateText(
+      call.principal?.clientName || (call.era.era === 'modern' && call.era.clientInfo?.name) || 'an MCP client',
+      120,
+    );
   }
 }

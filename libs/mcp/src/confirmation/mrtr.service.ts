@@ -29,7 +29,12 @@ export class MrtrService {
     this.sealer = new RequestStateSealer(config.stateKey);
   }
 
-  async run(call: McpCall, target: string, args: unknown, work: (inputs: McpInputRound) => Promise<JsonObject>): Promise<JsonObject> {
+  async run(
+    call: McpCall,
+    target: string,
+    args: unknown,
+    work: (inputs: McpInputRound) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
     const inputs = await this.prepare(call, target, args);
     // The call object is per request: attaching the round to it (rather than copying the call)
     // keeps its lazily computed fields lazy.
@@ -72,13 +77,19 @@ export class MrtrService {
         claims.method !== call.method ||
         claims.target !== target ||
         claims.digest !== argumentDigest(canonicalJson(args));
-      if (fails) throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
+      if (fails)
+        throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
       // Single use: a replayed state (same retry twice, or on another replica) is refused.
       if (!(await this.store.consumeOnce(`mrtr-nonce:${claims.nonce}`, STATE_TTL_MS))) {
         throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
       }
       data = claims.data;
     }
-    return new McpInputRound('modern', call.era.clientCapabilities, (inputResponses as JsonObject | undefined) ?? {}, data);
+    return new McpInputRound(
+      'modern',
+      call.era.clientCapabilities,
+      (inputResponses as JsonObject | undefined) ?? {},
+      data,
+    );
   }
 }

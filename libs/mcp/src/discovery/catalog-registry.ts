@@ -80,45 +80,79 @@ export class McpCatalogRegistry implements OnModuleInit {
     for (const m of scan<McpResourceOptions>(MCP_RESOURCE_METADATA)) {
       const o = m.options;
       const existing = this.resources.get(o.uri);
-      if (existing) throw new Error(`@McpResource uri '${o.uri}' is declared twice: on ${existing.location} and on ${where(m)}`);
+      if (existing)
+        throw new Error(`@McpResource uri '${o.uri}' is declared twice: on ${existing.location} and on ${where(m)}`);
       const binding = bindMethod(m, schemas, { label: 'resource', name: o.name, closed });
-      this.resources.set(o.uri, { ...binding, ...access(o), uri: o.uri, mimeType: o.mimeType, listing: listing(o, { uri: o.uri }) });
+      this.resources.set(o.uri, {
+        ...binding,
+        ...access(o),
+        uri: o.uri,
+        mimeType: o.mimeType,
+        listing: listing(o, { uri: o.uri }),
+      });
     }
 
     for (const m of scan<McpResourceTemplateOptions>(MCP_RESOURCE_TEMPLATE_METADATA)) {
       const o = m.options;
       const clash = this.templates.find((t) => t.compiled.template === o.uriTemplate || t.name === o.name);
-      if (clash) throw new Error(`@McpResourceTemplate '${o.uriTemplate}' (${o.name}) is declared twice: on ${clash.location} and on ${where(m)}`);
+      if (clash)
+        throw new Error(
+          `@McpResourceTemplate '${o.uriTemplate}' (${o.name}) is declared twice: on ${clash.location} and on ${where(m)}`,
+        );
       const compiled = compileUriTemplate(o.uriTemplate, o.variables);
       const binding = bindMethod(m, schemas, { label: 'template', name: o.name, closed: false });
       const bind = Object.fromEntries(compiled.variables.map((v) => [v, o.bind?.[v] ?? v]));
       const missing = Object.values(bind).filter((arg) => !binding.argNames.includes(arg));
-      if (missing.length) throw new Error(`${where(m)}: URI variable(s) of ${o.uriTemplate} need @McpArg parameter(s) ${missing.join(', ')}`);
-      this.templates.push({ ...binding, ...access(o), name: o.name, compiled, bind, mimeType: o.mimeType, listing: listing(o, { uriTemplate: o.uriTemplate }) });
+      if (missing.length)
+        throw new Error(
+          `${where(m)}: URI variable(s) of ${o.uriTemplate} need @McpArg parameter(s) ${missing.join(', ')}`,
+        );
+      this.templates.push({
+        ...binding,
+        ...access(o),
+        name: o.name,
+        compiled,
+        bind,
+        mimeType: o.mimeType,
+        listing: listing(o, { uriTemplate: o.uriTemplate }),
+      });
     }
 
     for (const m of scan<McpPromptOptions>(MCP_PROMPT_METADATA)) {
       const o = m.options;
-      if (!TOOL_NAME_PATTERN.test(o.name)) throw new Error(`@McpPrompt name '${o.name}' on ${where(m)} must match ${TOOL_NAME_PATTERN}`);
+      if (!TOOL_NAME_PATTERN.test(o.name))
+        throw new Error(`@McpPrompt name '${o.name}' on ${where(m)} must match ${TOOL_NAME_PATTERN}`);
       const existing = this.prompts.get(o.name);
-      if (existing) throw new Error(`@McpPrompt name '${o.name}' is declared twice: on ${existing.location} and on ${where(m)}`);
+      if (existing)
+        throw new Error(`@McpPrompt name '${o.name}' is declared twice: on ${existing.location} and on ${where(m)}`);
       const binding = bindMethod(m, schemas, { label: 'prompt', name: o.name, closed: false });
       const args = o.arguments ?? [];
       const entry = {
         name: o.name,
         ...(o.title ? { title: o.title } : {}),
         ...(o.description ? { description: o.description } : {}),
-        arguments: args.map((a) => ({ name: a.name, ...(a.description ? { description: a.description } : {}), required: a.required === true })),
+        arguments: args.map((a) => ({
+          name: a.name,
+          ...(a.description ? { description: a.description } : {}),
+          required: a.required === true,
+        })),
       };
       this.prompts.set(o.name, { ...binding, ...access(o), name: o.name, arguments: args, listing: entry });
     }
 
     for (const m of scan<McpCompletionOptions[]>(MCP_COMPLETION_METADATA)) {
-      const binding = bindMethod(m, schemas, { label: 'completion', name: `${m.metatype.name}_${m.methodName}`, closed: false });
+      const binding = bindMethod(m, schemas, {
+        label: 'completion',
+        name: `${m.metatype.name}_${m.methodName}`,
+        closed: false,
+      });
       for (const options of m.options) {
         const key = completionKey(options.ref, options.argument);
         const existing = this.completions.get(key);
-        if (existing) throw new Error(`completion for ${options.argument} is declared twice: on ${existing.location} and on ${where(m)}`);
+        if (existing)
+          throw new Error(
+            `completion for ${options.argument} is declared twice: on ${existing.location} and on ${where(m)}`,
+          );
         this.completions.set(key, { ...binding, key });
       }
     }
@@ -131,7 +165,9 @@ export class McpCatalogRegistry implements OnModuleInit {
   }
 
   /** The fixed resource or the first template that matches `uri` strictly. */
-  resolve(uri: string): { resource: RegisteredResource } | { template: RegisteredTemplate; values: Record<string, string> } | undefined {
+  resolve(
+    uri: string,
+  ): { resource: RegisteredResource } | { template: RegisteredTemplate; values: Record<string, string> } | undefined {
     const resource = this.resources.get(uri);
     if (resource) return { resource };
     for (const template of this.templates) {
@@ -146,7 +182,10 @@ function access(o: { scopes?: readonly string[]; roles?: readonly string[] }): A
   return { scopes: [...(o.scopes ?? [])], roles: [...(o.roles ?? [])] };
 }
 
-function listing(o: { name: string; title?: string; description?: string; mimeType?: string }, key: Record<string, string>) {
+function listing(
+  o: { name: string; title?: string; description?: string; mimeType?: string },
+  key: Record<string, string>,
+) {
   return {
     ...key,
     name: o.name,

@@ -8,7 +8,10 @@ type Schema = Record<string, unknown>;
 // arrays of nested DTOs degrade to `{"$ref":"#/definitions/Array"}`. A namespace import works in
 // both builds (no `import.meta`, which CommonJS output cannot contain); some ESM loaders (Vite)
 // expose a CJS file's exports only under `default`.
-const storageModule = transformerStorage as { defaultMetadataStorage?: MetadataStorage; default?: { defaultMetadataStorage: MetadataStorage } };
+const storageModule = transformerStorage as {
+  defaultMetadataStorage?: MetadataStorage;
+  default?: { defaultMetadataStorage: MetadataStorage };
+};
 const defaultMetadataStorage = storageModule.defaultMetadataStorage ?? storageModule.default!.defaultMetadataStorage;
 
 const REF_PREFIX = '#/$defs/';

@@ -79,9 +79,11 @@ export const McpPrompt = (options: McpPromptOptions): MethodDecorator => mark(MC
  * Completes one prompt argument or URI variable: `@McpArg('value')` is the partial value; returns
  * candidates. Stack it to complete several arguments with one method.
  */
-export const McpCompletion = (options: McpCompletionOptions): MethodDecorator => (_target, _key, descriptor) => {
-  const method = descriptor.value as object;
-  const list: McpCompletionOptions[] = Reflect.getMetadata(MCP_COMPLETION_METADATA, method) ?? [];
-  Reflect.defineMetadata(MCP_COMPLETION_METADATA, [...list, options], method);
-  return descriptor;
-};
+export const McpCompletion =
+  (options: McpCompletionOptions): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const method = descriptor.value as object;
+    const list: McpCompletionOptions[] = Reflect.getMetadata(MCP_COMPLETION_METADATA, method) ?? [];
+    Reflect.defineMetadata(MCP_COMPLETION_METADATA, [...list, options], method);
+    return descriptor;
+  };

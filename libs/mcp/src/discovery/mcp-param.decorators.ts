@@ -33,23 +33,30 @@ function bind(binding: McpParamBinding): ParameterDecorator {
 }
 
 /** One named field of the tool's flat input (snake_case by convention), e.g. `@McpArg('task_id') taskId: string`. */
-export const McpArg = (name: string, options: McpArgOptions = {}): ParameterDecorator =>
-  (target, key, index) => bind({ index, kind: 'arg', name, options })(target, key, index);
+export const McpArg =
+  (name: string, options: McpArgOptions = {}): ParameterDecorator =>
+  (target, key, index) =>
+    bind({ index, kind: 'arg', name, options })(target, key, index);
 
 /** The DTO parameter: its fields join the tool's flat input, validated by the app's ValidationPipe settings. */
-export const McpInput = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'input' })(target, key, index);
+export const McpInput = (): ParameterDecorator => (target, key, index) =>
+  bind({ index, kind: 'input' })(target, key, index);
 
 /** The verified principal from the app's authentication guard, never from the arguments. */
-export const McpCaller = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'caller' })(target, key, index);
+export const McpCaller = (): ParameterDecorator => (target, key, index) =>
+  bind({ index, kind: 'caller' })(target, key, index);
 
 /** The call context (request id, era, client info, idempotency of the call). */
-export const McpContext = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'context' })(target, key, index);
+export const McpContext = (): ParameterDecorator => (target, key, index) =>
+  bind({ index, kind: 'context' })(target, key, index);
 
 /** The real HTTP request that carried the MCP message. */
-export const McpHttpRequest = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'request' })(target, key, index);
+export const McpHttpRequest = (): ParameterDecorator => (target, key, index) =>
+  bind({ index, kind: 'request' })(target, key, index);
 
 /**
  * The multi-round-trip context (2026 era): answers to what the handler asked before, its state
  * from that round, and `require()` to ask the client for input (elicitation, sampling, roots).
  */
-export const McpInputs = (): ParameterDecorator => (target, key, index) => bind({ index, kind: 'inputs' })(target, key, index);
+export const McpInputs = (): ParameterDecorator => (target, key, index) =>
+  bind({ index, kind: 'inputs' })(target, key, index);

@@ -30,7 +30,11 @@ export interface BindingOptions {
   readonly extraSchema?: Record<string, unknown>;
 }
 
-export function bindMethod(method: DecoratedMethod<unknown>, schemas: DtoSchemaBuilder, options: BindingOptions): MethodBinding {
+export function bindMethod(
+  method: DecoratedMethod<unknown>,
+  schemas: DtoSchemaBuilder,
+  options: BindingOptions,
+): MethodBinding {
   const { wrapper, metatype, methodName } = method;
   const location = `${metatype.name}.${methodName}`;
   const where = `${location} (${options.label})`;
@@ -40,13 +44,16 @@ export function bindMethod(method: DecoratedMethod<unknown>, schemas: DtoSchemaB
   const bound = new Set(bindings.map((b) => b.index));
   for (let i = 0; i < Math.max(arity, types.length); i++) {
     if (!bound.has(i)) {
-      throw new Error(`parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest)`);
+      throw new Error(
+        `parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest)`,
+      );
     }
   }
   const inputs = bindings.filter((b) => b.kind === 'input');
   if (inputs.length > 1) throw new Error(`${where} has more than one @McpInput parameter`);
   const dto = inputs[0] ? (types[inputs[0].index] as Type | undefined) : undefined;
-  if (inputs[0] && (typeof dto !== 'function' || dto === Object)) throw new Error(`the @McpInput parameter of ${where} needs a DTO class type`);
+  if (inputs[0] && (typeof dto !== 'function' || dto === Object))
+    throw new Error(`the @McpInput parameter of ${where} needs a DTO class type`);
   const args: ArgSpec[] = [];
   const argPipes = new Map<string, (Type<PipeTransform> | PipeTransform)[]>();
   for (const b of bindings) {
@@ -60,7 +67,22 @@ export function bindMethod(method: DecoratedMethod<unknown>, schemas: DtoSchemaB
     const clash = args.find((a) => fields.includes(a.name));
     if (clash) throw new Error(`${where}: @McpArg('${clash.name}') collides with a field of ${dto.name}`);
   }
-  const inputClass = options.rawInputSchema ? undefined : buildToolInputClass(`${options.label}_${options.name}`, dto, args);
-  const inputSchema = options.rawInputSchema ?? { ...schemas.build(inputClass as Type, options.closed), ...options.extraSchema };
-  return { wrapper, methodName, location, bindings, arity, argNames: args.map((a) => a.name), argPipes, inputClass, inputSchema };
+  const inputClass = options.rawInputSchema
+    ? undefined
+    : buildToolInputClass(`${options.label}_${options.name}`, dto, args);
+  const inputSchema = options.rawInputSchema ?? {
+    ...schemas.build(inputClass as Type, options.closed),
+    ...options.extraSchema,
+  };
+  return {
+    wrapper,
+    methodName,
+    location,
+    bindings,
+    arity,
+    argNames: args.map((a) => a.name),
+    argPipes,
+    inputClass,
+    inputSchema,
+  };
 }

@@ -10,7 +10,11 @@ export interface DecoratedMethod<O> {
 }
 
 /** Every method of a class provider that carries metadata `key`, in provider and method order. */
-export function scanDecoratedMethods<O>(discovery: DiscoveryService, scanner: MetadataScanner, key: string): DecoratedMethod<O>[] {
+export function scanDecoratedMethods<O>(
+  discovery: DiscoveryService,
+  scanner: MetadataScanner,
+  key: string,
+): DecoratedMethod<O>[] {
   const found: DecoratedMethod<O>[] = [];
   for (const wrapper of discovery.getProviders()) {
     // Class providers only: factory and value providers have no methods to annotate.

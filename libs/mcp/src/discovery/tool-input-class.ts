@@ -31,7 +31,8 @@ export function buildToolInputClass(toolName: string, dto: Type | undefined, arg
     const decorators = [...(arg.options.validators ?? defaultValidators(arg.type))];
     // Optional means it may be left out; a `null` is still validated (the schema says its type).
     if (arg.options.required === false) decorators.unshift(ValidateIf((_object, value) => value !== undefined));
-    if (arg.options.description) decorators.push(JSONSchema({ description: arg.options.description }) as PropertyDecorator);
+    if (arg.options.description)
+      decorators.push(JSONSchema({ description: arg.options.description }) as PropertyDecorator);
     Reflect.defineMetadata('design:type', arg.type, Input.prototype, arg.name);
     for (const decorate of decorators) decorate(Input.prototype, arg.name);
   }

@@ -59,7 +59,10 @@ export class McpToolRegistry implements OnModuleInit {
         throw new Error(`@McpTool name '${options.name}' on ${location} must match ${TOOL_NAME_PATTERN}`);
       }
       const existing = this.byName.get(options.name);
-      if (existing) throw new Error(`@McpTool name '${options.name}' is declared twice: on ${existing.location} and on ${location}`);
+      if (existing)
+        throw new Error(
+          `@McpTool name '${options.name}' is declared twice: on ${existing.location} and on ${location}`,
+        );
       const binding = bindMethod(method, schemas, {
         label: 'tool',
         name: options.name,
@@ -92,7 +95,9 @@ export class McpToolRegistry implements OnModuleInit {
     const name = options.preflight!;
     const prototype = (binding.wrapper.metatype as { prototype?: Record<string, unknown> } | null)?.prototype;
     if (typeof prototype?.[name] !== 'function') {
-      throw new Error(`@McpTool '${options.name}' on ${binding.location}: preflight '${name}' is not a method of the same provider`);
+      throw new Error(
+        `@McpTool '${options.name}' on ${binding.location}: preflight '${name}' is not a method of the same provider`,
+      );
     }
     return name;
   }

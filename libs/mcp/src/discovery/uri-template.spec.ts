@@ -10,10 +10,15 @@ describe('compileUriTemplate', () => {
     expect(one.variables).toEqual(['id']);
   });
 
-  it.each(['kobana://kadu/executions/abc-1/steps', 'kobana://kadu/executions/', 'kobana://kadu/executions/a%2Fb', 'kobana://kadu/executions/a?x=1', 'kobana://kadu/executions/a#f', 'xkobana://kadu/executions/a', 'kobana://kadu/executions/a\nb'])(
-    'refuses %j for {id}',
-    (uri) => expect(one.match(uri)).toBeUndefined(),
-  );
+  it.each([
+    'kobana://kadu/executions/abc-1/steps',
+    'kobana://kadu/executions/',
+    'kobana://kadu/executions/a%2Fb',
+    'kobana://kadu/executions/a?x=1',
+    'kobana://kadu/executions/a#f',
+    'xkobana://kadu/executions/a',
+    'kobana://kadu/executions/a\nb',
+  ])('refuses %j for {id}', (uri) => expect(one.match(uri)).toBeUndefined());
 
   it('takes per-variable patterns', () => {
     const t = compileUriTemplate('test://files/{path}', { path: /^[a-z/]+$/ });

@@ -21,7 +21,8 @@ export function compileUriTemplate(template: string, patterns: Record<string, Re
     const close = rest.indexOf('}', open);
     if (close < 0) throw new Error(`URI template ${template}: unclosed '{'`);
     const name = rest.slice(open + 1, close);
-    if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`URI template ${template}: only level-1 variables like {id} are supported`);
+    if (!/^[A-Za-z0-9_]+$/.test(name))
+      throw new Error(`URI template ${template}: only level-1 variables like {id} are supported`);
     if (variables.includes(name)) throw new Error(`URI template ${template}: variable {${name}} appears twice`);
     variables.push(name);
     source += escape(rest.slice(0, open)) + '([^]*?)';

@@ -28,22 +28,48 @@ export class CompletionHandler {
 
   private async complete(call: McpCall): Promise<JsonObject> {
     const { ref, argument, context } = call.params;
-    if (!isPlainObject(ref) || !isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
-      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "ref" and "argument" {name, value} are required'));
+    if (
+      !isPlainObject(ref) ||
+      !isPlainObject(argument) ||
+      typeof argument.name !== 'string' ||
+      typeof argument.value !== 'string'
+    ) {
+      throw new McpRejectionError(
+        invalidParams(call.id, 'Invalid params: "ref" and "argument" {name, value} are required'),
+      );
     }
-    const unknown = (): McpRejectionError => new McpRejectionError(invalidParams(call.id, 'Invalid params: unknown completion reference'));
+    const unknown = (): McpRejectionError =>
+      new McpRejectionError(invalidParams(call.id, 'Invalid params: unknown completion reference'));
     let candidates: readonly string[] | undefined;
     let key: string;
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       const prompt = this.catalog.prompts.get(ref.name);
-      if (!prompt || this.access.decide(call.principal, { kind: 'prompt', name: prompt.name, scopes: prompt.scopes, roles: prompt.roles }) !== 'allowed') throw unknown();
+      if (
+        !prompt ||
+        this.access.decide(call.principal, {
+          kind: 'prompt',
+          name: prompt.name,
+          scopes: prompt.scopes,
+          roles: prompt.roles,
+        }) !== 'allowed'
+      )
+        throw unknown();
       const declared = prompt.arguments.find((a) => a.name === argument.name);
       if (!declared) throw unknown();
       candidates = declared.enum;
       key = completionKey({ type: 'ref/prompt', name: prompt.name }, argument.name);
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       const template = this.catalog.templates.find((t) => t.compiled.template === ref.uri);
-      if (!template || this.access.decide(call.principal, { kind: 'resource', name: template.compiled.template, scopes: template.scopes, roles: template.roles }) !== 'allowed') throw unknown();
+      if (
+        !template ||
+        this.access.decide(call.principal, {
+          kind: 'resource',
+          name: template.compiled.template,
+          scopes: template.scopes,
+          roles: template.roles,
+        }) !== 'allowed'
+      )
+        throw unknown();
       if (!template.compiled.variables.includes(argument.name)) throw unknown();
       key = completionKey({ type: 'ref/resource', uri: template.compiled.template }, argument.name);
     } else {
@@ -52,13 +78,19 @@ export class CompletionHandler {
     const provider = this.catalog.completions.get(key);
     let values: string[];
     if (provider) {
-      const others = isPlainObject(context) && isPlainObject(context.arguments) ? (context.arguments as Record<string, string>) : {};
+      const others =
+        isPlainObject(context) && isPlainObject(context.arguments) ? (context.arguments as Record<string, string>) : {};
       // What the provider throws is answered by the one map (errors.ts), in the dispatcher.
-      const result = await this.invoker.invoke(provider, { value: argument.value }, call, { name: argument.name, arguments: others });
+      const result = await this.invoker.invoke(provider, { value: argument.value }, call, {
+        name: argument.name,
+        arguments: others,
+      });
       values = Array.isArray(result) ? result.filter((v): v is string => typeof v === 'string') : [];
     } else {
       values = (candidates ?? []).filter((v) => v.startsWith(argument.value as string));
     }
-    return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
+    return {
+      completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES },
+    };
   }
 }

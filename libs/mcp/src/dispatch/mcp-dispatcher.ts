@@ -29,7 +29,10 @@ import { ToolHandler } from './tool.handler.js';
  * `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`).
  * `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen).
  */
-export type DispatchOutcome = { status: 200; body: string | readonly Buffer[]; toolError?: boolean } | { rejection: Rejection } | { streamed: true };
+export type DispatchOutcome =
+  | { status: 200; body: string | readonly Buffer[]; toolError?: boolean }
+  | { rejection: Rejection }
+  | { streamed: true };
 
 /** Routes one request that passed the ladder to its method handler and adapts the result to the era. */
 @Injectable()
@@ -52,7 +55,11 @@ export class McpDispatcher {
     }
   }
 
-  async dispatch(exchange: { message: JsonRpcMessage; era: EraDecision }, req: Request, res: Response): Promise<DispatchOutcome> {
+  async dispatch(
+    exchange: { message: JsonRpcMessage; era: EraDecision },
+    req: Request,
+    res: Response,
+  ): Promise<DispatchOutcome> {
     const { message, era } = exchange;
     const id = message.id!;
     const handler = this.handlers.get(message.method);
@@ -81,7 +88,11 @@ export class McpDispatcher {
         // A shared result (a list page): adapted and encoded once per era, only the id is new.
         let tail = encoded.get(era.era);
         if (!tail) {
-          tail = successTail(era.era === 'modern' ? adaptResultForModernClient(message.method, result, this.config.serverInfo) : adaptResponseForLegacyClient(result));
+          tail = successTail(
+            era.era === 'modern'
+              ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
+              : adaptResponseForLegacyClient(result),
+          );
           encoded.set(era.era, tail);
         }
         return { status: 200, body: [successHead(id), tail] };

@@ -30,7 +30,12 @@ export class MethodInvoker {
     this.validation = config.validationPipe;
   }
 
-  async invoke(binding: MethodBinding, args: JsonObject, call: McpCall, context: Partial<McpCallContext> & { name: string }): Promise<unknown> {
+  async invoke(
+    binding: MethodBinding,
+    args: JsonObject,
+    call: McpCall,
+    context: Partial<McpCallContext> & { name: string },
+  ): Promise<unknown> {
     return this.call(await this.prepare(binding, args, call, context));
   }
 
@@ -38,7 +43,12 @@ export class MethodInvoker {
    * Validates and binds a call without running it: what the confirmation of a destructive tool
    * needs first (nothing is asked of a person for arguments that would be refused anyway).
    */
-  async prepare(binding: MethodBinding, args: JsonObject, call: McpCall, context: Partial<McpCallContext> & { name: string }): Promise<PreparedCall> {
+  async prepare(
+    binding: MethodBinding,
+    args: JsonObject,
+    call: McpCall,
+    context: Partial<McpCallContext> & { name: string },
+  ): Promise<PreparedCall> {
     const input = binding.inputClass
       ? ((await this.validation.transform({ ...args }, { type: 'body', metatype: binding.inputClass })) as JsonObject)
       : args;
@@ -47,7 +57,10 @@ export class MethodInvoker {
     const argValues = binding.argPipes.size ? await this.pipedArgs(binding, input) : this.plainArgs(binding, input);
     const params = this.bind(binding, input, argValues, call, context);
     const wrapper = binding.wrapper;
-    const instance = wrapper.isDependencyTreeStatic() && !wrapper.isTransient ? (wrapper.instance as Record<string, unknown>) : await this.scopedInstance(binding, call.req);
+    const instance =
+      wrapper.isDependencyTreeStatic() && !wrapper.isTransient
+        ? (wrapper.instance as Record<string, unknown>)
+        : await this.scopedInstance(binding, call.req);
     return { instance, params, methodName: binding.methodName };
   }
 
@@ -80,7 +93,13 @@ export class MethodInvoker {
     return argValues;
   }
 
-  private bind(binding: MethodBinding, input: JsonObject, argValues: Map<string, unknown>, call: McpCall, context: Partial<McpCallContext> & { name: string }): unknown[] {
+  private bind(
+    binding: MethodBinding,
+    input: JsonObject,
+    argValues: Map<string, unknown>,
+    call: McpCall,
+    context: Partial<McpCallContext> & { name: string },
+  ): unknown[] {
     const params = new Array<unknown>(binding.arity);
     for (const b of binding.bindings) {
       if (b.kind === 'arg') params[b.index] = argValues.get(b.name);

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { McpRejectionError } from '../errors.js';
-import { invalidParams, type JsonObject, type JsonRpcId, openCursor, RawJson, sealCursor, sharedResult } from '../protocol/index.js';
+import {
+  invalidParams,
+  type JsonObject,
+  type JsonRpcId,
+  openCursor,
+  RawJson,
+  sealCursor,
+  sharedResult,
+} from '../protocol/index.js';
 
 export interface ListPage {
   readonly items: RawJson;
@@ -44,7 +52,10 @@ export class PagedList<T> {
     if (!page) {
       const items = new RawJson(JSON.stringify(this.items.slice(offset, offset + this.pageSize).map(this.entryOf)));
       const next = offset + this.pageSize;
-      page = next < this.items.length ? { items, nextCursor: sealCursor(this.key, { scope: this.scope, offset: next }) } : { items };
+      page =
+        next < this.items.length
+          ? { items, nextCursor: sealCursor(this.key, { scope: this.scope, offset: next }) }
+          : { items };
       this.pages[index] = page;
     }
     return page;
@@ -72,10 +83,16 @@ export class BoundedCache<V> {
 }
 
 /** The result of a list method: one page under `key`, and `nextCursor` when there is more. */
-export function pageResult<T>(list: PagedList<T>, call: { id: JsonRpcId; params: JsonObject }, key: string): JsonObject {
+export function pageResult<T>(
+  list: PagedList<T>,
+  call: { id: JsonRpcId; params: JsonObject },
+  key: string,
+): JsonObject {
   const page = list.page(call.params.cursor);
   if (!page) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: invalid or expired cursor'));
   // A PagedList always answers under the same key (one list kind), so one result per page.
-  page.result ??= sharedResult(page.nextCursor ? { [key]: page.items, nextCursor: page.nextCursor } : { [key]: page.items });
+  page.result ??= sharedResult(
+    page.nextCursor ? { [key]: page.items, nextCursor: page.nextCursor } : { [key]: page.items },
+  );
   return page.result;
 }

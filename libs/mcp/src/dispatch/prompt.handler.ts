@@ -33,28 +33,48 @@ export class PromptHandler {
   }
 
   private list(call: McpCall): JsonObject {
-    return pageResult(this.lists.of('prompts', 'prompt', call.principal, this.catalog.promptList, (p) => p.name), call, 'prompts');
+    return pageResult(
+      this.lists.of('prompts', 'prompt', call.principal, this.catalog.promptList, (p) => p.name),
+      call,
+      'prompts',
+    );
   }
 
   private async get(call: McpCall): Promise<JsonObject> {
     const name = call.params.name;
     const prompt = typeof name === 'string' ? this.catalog.prompts.get(name) : undefined;
-    const decision = prompt ? this.access.decide(call.principal, { kind: 'prompt', name: prompt.name, scopes: prompt.scopes, roles: prompt.roles }) : 'hidden';
-    if (!prompt || decision === 'hidden') throw new McpRejectionError(invalidParams(call.id, `Unknown prompt: ${String(name)}`));
-    if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, prompt.name, prompt.scopes));
+    const decision = prompt
+      ? this.access.decide(call.principal, {
+          kind: 'prompt',
+          name: prompt.name,
+          scopes: prompt.scopes,
+          roles: prompt.roles,
+        })
+      : 'hidden';
+    if (!prompt || decision === 'hidden')
+      throw new McpRejectionError(invalidParams(call.id, `Unknown prompt: ${String(name)}`));
+    if (decision === 'missing_scope')
+      throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, prompt.name, prompt.scopes));
     const given = call.params.arguments ?? {};
     if (!isPlainObject(given) || Object.values(given).some((v) => typeof v !== 'string')) {
-      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: prompt arguments must be an object of strings'));
+      throw new McpRejectionError(
+        invalidParams(call.id, 'Invalid params: prompt arguments must be an object of strings'),
+      );
     }
     const args: JsonObject = {};
     for (const declared of prompt.arguments) {
       const value = given[declared.name];
       if (value === undefined || value === '') {
-        if (declared.required) throw new McpRejectionError(invalidParams(call.id, `Invalid params: missing required argument '${declared.name}'`));
+        if (declared.required)
+          throw new McpRejectionError(
+            invalidParams(call.id, `Invalid params: missing required argument '${declared.name}'`),
+          );
         continue;
       }
       if (declared.enum && !declared.enum.includes(value as string)) {
-        throw new McpRejectionError(invalidParams(call.id, `Invalid params: '${declared.name}' must be one of ${declared.enum.join(', ')}`));
+        throw new McpRejectionError(
+          invalidParams(call.id, `Invalid params: '${declared.name}' must be one of ${declared.enum.join(', ')}`),
+        );
       }
       args[declared.name] = value;
     }

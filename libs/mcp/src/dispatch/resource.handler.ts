@@ -34,26 +34,43 @@ export class ResourceHandler {
   }
 
   private list(call: McpCall): JsonObject {
-    return pageResult(this.lists.of('resources', 'resource', call.principal, this.catalog.resourceList, (r) => r.uri), call, 'resources');
+    return pageResult(
+      this.lists.of('resources', 'resource', call.principal, this.catalog.resourceList, (r) => r.uri),
+      call,
+      'resources',
+    );
   }
 
   private templates(call: McpCall): JsonObject {
-    return pageResult(this.lists.of('templates', 'resource', call.principal, this.catalog.templates, (t) => t.compiled.template), call, 'resourceTemplates');
+    return pageResult(
+      this.lists.of('templates', 'resource', call.principal, this.catalog.templates, (t) => t.compiled.template),
+      call,
+      'resourceTemplates',
+    );
   }
 
   private async read(call: McpCall): Promise<JsonObject> {
     const uri = call.params.uri;
-    if (typeof uri !== 'string') throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "uri" must be a string'));
-    const notFound = (): McpRejectionError => new McpRejectionError(invalidParams(call.id, `Resource not found: ${uri}`, { uri }));
+    if (typeof uri !== 'string')
+      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "uri" must be a string'));
+    const notFound = (): McpRejectionError =>
+      new McpRejectionError(invalidParams(call.id, `Resource not found: ${uri}`, { uri }));
     const match = this.catalog.resolve(uri);
     if (!match) throw notFound();
     const target = 'resource' in match ? match.resource : match.template;
     const name = 'resource' in match ? match.resource.uri : match.template.compiled.template;
-    const decision = this.access.decide(call.principal, { kind: 'resource', name, scopes: target.scopes, roles: target.roles });
+    const decision = this.access.decide(call.principal, {
+      kind: 'resource',
+      name,
+      scopes: target.scopes,
+      roles: target.roles,
+    });
     if (decision === 'hidden') throw notFound();
-    if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
+    if (decision === 'missing_scope')
+      throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
     const args: JsonObject = {};
-    if ('template' in match) for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
+    if ('template' in match)
+      for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
     // What the app's method throws is answered by the one map (errors.ts): a 404 is "resource not found".
     return this.mrtr.run(call, uri, { uri }, async () => {
       const value = await this.invoker.invoke(target, args, call, { name, uri });

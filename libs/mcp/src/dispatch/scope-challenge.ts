@@ -7,7 +7,13 @@ import { ErrorCode, type JsonRpcId, type Rejection, reject } from '../protocol/i
  * A target hidden only by a missing scope: 403 with a step-up challenge (2026-07-28 authorization
  * §Scope Challenge Handling), naming every scope the target needs, so the client can ask for them.
  */
-export function insufficientScope(config: McpConfig, req: Request, id: JsonRpcId, what: string, scopes: readonly string[]): Rejection {
+export function insufficientScope(
+  config: McpConfig,
+  req: Request,
+  id: JsonRpcId,
+  what: string,
+  scopes: readonly string[],
+): Rejection {
   const scope = scopes.join(' ');
   const description = `The token lacks the scope(s) needed for ${what}: ${scope}`;
   return reject('insufficient_scope', 403, ErrorCode.InvalidRequest, description, id, {

@@ -52,13 +52,19 @@ export class TaskHandler implements OnApplicationBootstrap {
     if (this.source) return;
     const required = this.registry.all().filter((t) => t.task === 'required');
     if (required.length) {
-      throw new Error(`McpModule: ${required.map((t) => `${t.name} on ${t.location}`).join(', ')} answer(s) only with a task, but no \`tasks\` source is given`);
+      throw new Error(
+        `McpModule: ${required.map((t) => `${t.name} on ${t.location}`).join(', ')} answer(s) only with a task, but no \`tasks\` source is given`,
+      );
     }
   }
 
   handlers(): McpMethodHandler[] {
     if (!this.source) return [];
-    return ['tasks/get', 'tasks/update', 'tasks/cancel'].map((method) => ({ method, eras: ['modern'] as const, handle: (call: McpCall) => this.handle(call) }));
+    return ['tasks/get', 'tasks/update', 'tasks/cancel'].map((method) => ({
+      method,
+      eras: ['modern'] as const,
+      handle: (call: McpCall) => this.handle(call),
+    }));
   }
 
   /**
@@ -69,7 +75,8 @@ export class TaskHandler implements OnApplicationBootstrap {
   modeOf(tool: RegisteredTool, call: McpCall): 'task' | 'sync' {
     if (!tool.task || !this.source) return 'sync';
     if (call.era.era === 'modern' && declaresTasks(call.era.clientCapabilities)) return 'task';
-    if (tool.task === 'required') throw new McpRejectionError(tasksCapabilityRequired(call.id, `${tool.name} answers only with a task`));
+    if (tool.task === 'required')
+      throw new McpRejectionError(tasksCapabilityRequired(call.id, `${tool.name} answers only with a task`));
     return 'sync';
   }
 
@@ -77,12 +84,17 @@ export class TaskHandler implements OnApplicationBootstrap {
   async create(tool: RegisteredTool, args: JsonObject, value: unknown, call: McpCall): Promise<JsonObject> {
     const caller = callerOf(call);
     const state = await this.source!.create({ tool: tool.name, arguments: args, value, caller });
-    return createTaskResult(this.ids.mint(this.config.principalKey(call.principal), { tool: tool.name, id: state.id }), state);
+    return createTaskResult(
+      this.ids.mint(this.config.principalKey(call.principal), { tool: tool.name, id: state.id }),
+      state,
+    );
   }
 
   private async handle(call: McpCall): Promise<JsonObject> {
     if (call.era.era !== 'modern' || !declaresTasks(call.era.clientCapabilities)) {
-      throw new McpRejectionError(tasksCapabilityRequired(call.id, `${call.method} needs the extension declared on the request`));
+      throw new McpRejectionError(
+        tasksCapabilityRequired(call.id, `${call.method} needs the extension declared on the request`),
+      );
     }
     const params = readTaskParams(call.method, call.params);
     if (typeof params === 'string') throw new McpRejectionError(invalidParams(call.id, params));
@@ -101,13 +113,21 @@ export class TaskHandler implements OnApplicationBootstrap {
   }
 
   /** Only answers to keys outstanding right now reach the app (tasks.md §Task Update Requests: others are ignored). */
-  private async update(call: McpCall, ref: TaskRef, caller: McpTaskCaller, state: TaskState, responses: JsonObject): Promise<void> {
+  private async update(
+    call: McpCall,
+    ref: TaskRef,
+    caller: McpTaskCaller,
+    state: TaskState,
+    responses: JsonObject,
+  ): Promise<void> {
     if (state.status !== 'input_required' || !state.inputRequests) return;
     const keys = Object.keys(responses).filter((key) => Object.hasOwn(state.inputRequests!, key));
     if (keys.length === 0) return;
     const answered = Object.fromEntries(keys.map((key) => [key, responses[key]]));
     const capabilities = call.era.era === 'modern' ? call.era.clientCapabilities : {};
-    await this.fromSource(call, () => this.source!.update(ref, caller, new McpInputRound('modern', capabilities, answered, undefined), keys));
+    await this.fromSource(call, () =>
+      this.source!.update(ref, caller, new McpInputRound('modern', capabilities, answered, undefined), keys),
+    );
   }
 
   /** The tool behind the id, if this caller may use it; an id not minted for this caller is unknown. */
@@ -115,9 +135,15 @@ export class TaskHandler implements OnApplicationBootstrap {
     const ref = this.ids.open(this.config.principalKey(call.principal), taskId);
     const tool = ref && this.registry.get(ref.tool);
     if (!ref || !tool?.task) throw new McpRejectionError(taskNotFound(call.id));
-    const decision = this.access.decide(call.principal, { kind: 'tool', name: tool.name, scopes: tool.scopes, roles: tool.roles });
+    const decision = this.access.decide(call.principal, {
+      kind: 'tool',
+      name: tool.name,
+      scopes: tool.scopes,
+      roles: tool.roles,
+    });
     if (decision === 'hidden') throw new McpRejectionError(taskNotFound(call.id));
-    if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, tool.name, tool.scopes));
+    if (decision === 'missing_scope')
+      throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, tool.name, tool.scopes));
     return ref;
   }
 
@@ -131,7 +157,8 @@ export class TaskHandler implements OnApplicationBootstrap {
     } catch (error) {
       // A 404 of the source is an unknown task; every other refusal is mapped by the dispatcher
       // like any method's (errors.ts: a 4xx is invalid params with the app's body, a 503 the request's 503).
-      if (error instanceof HttpException && error.getStatus() === 404) throw new McpRejectionError(taskNotFound(call.id));
+      if (error instanceof HttpException && error.getStatus() === 404)
+        throw new McpRejectionError(taskNotFound(call.id));
       throw error;
     }
   }

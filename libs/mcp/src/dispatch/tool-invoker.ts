@@ -35,7 +35,10 @@ export class ToolInvoker {
     // a refusal by the method (4xx) still answers at once, and no task is made.
     const finish = async (value: unknown) => (asTask ? asTask(value) : this.present(tool, value));
     try {
-      const prepared = await this.invoker.prepare(tool, args, call, { name: tool.name, ...(asTask ? { task: true } : {}) });
+      const prepared = await this.invoker.prepare(tool, args, call, {
+        name: tool.name,
+        ...(asTask ? { task: true } : {}),
+      });
       if (!confirm) return await finish(await this.invoker.call(prepared));
       if (tool.preflight) await this.invoker.call(prepared, tool.preflight);
       return await confirm(async () => finish(await this.invoker.call(prepared)));

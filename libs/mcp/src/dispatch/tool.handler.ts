@@ -48,17 +48,24 @@ export class ToolHandler {
   private async call(call: McpCall): Promise<JsonObject> {
     const { params } = call;
     const name = params.name;
-    if (typeof name !== 'string') throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "name" must be a string'));
+    if (typeof name !== 'string')
+      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "name" must be a string'));
     const tool = this.registry.get(name);
     const decision = tool ? this.access.decide(call.principal, requirement(tool)) : 'hidden';
     // A role cannot be stepped up, so a role-hidden tool is indistinguishable from an unknown one.
     if (!tool || decision === 'hidden') throw new McpRejectionError(invalidParams(call.id, `Unknown tool: ${name}`));
-    if (decision === 'missing_scope') throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, tool.name, tool.scopes));
+    if (decision === 'missing_scope')
+      throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, tool.name, tool.scopes));
     // Gateway compatibility (seed 004): `payload` stands in for absent `arguments`.
-    const args = params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
-    if (!isPlainObject(args)) throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
+    const args =
+      params.arguments !== undefined ? params.arguments : isPlainObject(params.payload) ? params.payload : {};
+    if (!isPlainObject(args))
+      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "arguments" must be an object'));
     // Decided before anything runs: a tool that needs a task refuses a client that cannot take one.
-    const asTask = this.tasks.modeOf(tool, call) === 'task' ? (value: unknown) => this.tasks.create(tool, args, value, call) : undefined;
+    const asTask =
+      this.tasks.modeOf(tool, call) === 'task'
+        ? (value: unknown) => this.tasks.create(tool, args, value, call)
+        : undefined;
     // The task is made only once the method ran, so every input round of the call (the
     // confirmation of a destructive tool) completes synchronously first (tasks.md §Task Creation).
     return this.mrtr.run(call, tool.name, args, (inputs) =>

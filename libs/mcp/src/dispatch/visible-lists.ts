@@ -35,7 +35,11 @@ export class VisibleLists {
     const build = (): PagedList<T> =>
       new PagedList<T>(
         list,
-        items.filter((item) => this.access.decide(principal, { kind, name: idOf(item), scopes: item.scopes, roles: item.roles }) === 'allowed'),
+        items.filter(
+          (item) =>
+            this.access.decide(principal, { kind, name: idOf(item), scopes: item.scopes, roles: item.roles }) ===
+            'allowed',
+        ),
         idOf,
         (item) => item.listing,
         this.config.pageSize,

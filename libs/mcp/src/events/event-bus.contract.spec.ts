@@ -22,7 +22,11 @@ function collector(): { events: SubscriptionEvent[]; listener: (e: SubscriptionE
   return { events, listener: (e) => events.push(e) };
 }
 
-const updated = (uri: string, n?: number): SubscriptionEvent => ({ type: 'resources/updated', uri, ...(n === undefined ? {} : { meta: { n } }) });
+const updated = (uri: string, n?: number): SubscriptionEvent => ({
+  type: 'resources/updated',
+  uri,
+  ...(n === undefined ? {} : { meta: { n } }),
+});
 
 function contract(make: () => Subject): void {
   let s: Subject;
@@ -48,7 +52,10 @@ function contract(make: () => Subject): void {
     for (let n = 0; n < 20; n++) await s.a.publish(updated(uri, n));
     const expected = Array.from({ length: 20 }, (_, n) => updated(uri, n));
     const mine = (list: SubscriptionEvent[]) => list.filter((e) => 'uri' in e && e.uri === uri);
-    await eventually('both subscribers have the 20 events', async () => mine(onA.events).length === 20 && mine(onB.events).length === 20);
+    await eventually(
+      'both subscribers have the 20 events',
+      async () => mine(onA.events).length === 20 && mine(onB.events).length === 20,
+    );
     expect(mine(onA.events)).toEqual(expected);
     expect(mine(onB.events)).toEqual(expected);
     stopA();
@@ -94,8 +101,12 @@ function contract(make: () => Subject): void {
     await s.a.publish(updated(uri));
     // Published after, on the other deployment: once it has arrived there, the first one would have too.
     await s.other.publish(updated(`${uri}/marker`));
-    await eventually('the marker arrives on the other deployment', async () => foreign.events.some((e) => 'uri' in e && e.uri === `${uri}/marker`));
-    await eventually('the event arrives on its own deployment', async () => local.events.some((e) => 'uri' in e && e.uri === uri));
+    await eventually('the marker arrives on the other deployment', async () =>
+      foreign.events.some((e) => 'uri' in e && e.uri === `${uri}/marker`),
+    );
+    await eventually('the event arrives on its own deployment', async () =>
+      local.events.some((e) => 'uri' in e && e.uri === uri),
+    );
     expect(foreign.events.some((e) => 'uri' in e && e.uri === uri)).toBe(false);
     stopForeign();
     stopLocal();

@@ -20,7 +20,11 @@ export class RedisEventBus implements McpEventBus {
   private subscriber?: Promise<Redis>;
   private readonly listeners = new Set<(event: SubscriptionEvent) => void>();
 
-  constructor(private readonly url: string, prefix = 'mcp:', options: RedisEventBusOptions = {}) {
+  constructor(
+    private readonly url: string,
+    prefix = 'mcp:',
+    options: RedisEventBusOptions = {},
+  ) {
     this.channel = `${prefix}events`;
     this.timeoutMs = options.timeoutMs ?? 3000;
     // As the state store: no queueing while Redis is away, so a publish answers within the bound.
@@ -60,7 +64,12 @@ export class RedisEventBus implements McpEventBus {
   private async openSubscriber(): Promise<Redis> {
     // Reconnects forever and re-subscribes by itself (ioredis autoResubscribe): a Redis restart
     // loses the events published meanwhile, never the streams.
-    const subscriber = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: null, connectTimeout: this.timeoutMs, retryStrategy: (attempt) => Math.min(attempt * 100, 1000) });
+    const subscriber = new Redis(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+      connectTimeout: this.timeoutMs,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    });
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, message: string) => {
       let event: SubscriptionEvent;

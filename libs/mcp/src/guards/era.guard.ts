@@ -16,7 +16,11 @@ export class EraGuard implements CanActivate {
     const exchange = exchangeOf(req);
     if (!exchange.message) throw new Error('EraGuard runs after McpTransportGuard');
     const header = req.headers[HEADER_PROTOCOL_VERSION];
-    const decision = classifyEra(exchange.message, typeof header === 'string' ? header : undefined, this.config.protocolVersions);
+    const decision = classifyEra(
+      exchange.message,
+      typeof header === 'string' ? header : undefined,
+      this.config.protocolVersions,
+    );
     if (isRejection(decision)) throw new McpRejectionError(decision);
     exchange.era = decision;
     setCommonHeaders(context.switchToHttp().getResponse<Response>(), decision.revision);

@@ -43,7 +43,8 @@ export class McpTransportGuard implements CanActivate {
       // A parser the module could not exempt at bootstrap (HostBodyParsers knows body-parser's) read
       // the body first: its own limit and parse errors answered before us, so the host must know.
       warnBodyReadByHost(this.config.path);
-      if (jsonValueTooDeep(req.body, this.config.maxJsonDepth)) throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
+      if (jsonValueTooDeep(req.body, this.config.maxJsonDepth))
+        throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
       const message = validateJsonRpc(req.body);
       if (isRejection(message)) throw new McpRejectionError(message);
       exchange.message = message;
@@ -59,7 +60,8 @@ export class McpTransportGuard implements CanActivate {
       );
     }
     // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
-    if (jsonTextTooDeep(body.text, this.config.maxJsonDepth)) throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
+    if (jsonTextTooDeep(body.text, this.config.maxJsonDepth))
+      throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
     const message = parseJsonRpc(body.text);
     if (isRejection(message)) throw new McpRejectionError(message);
     exchange.message = message;

@@ -23,7 +23,9 @@ export class McpEntryMiddleware implements NestMiddleware {
     // Until the body is read, the revision in use is the header's, when it names one we serve.
     setCommonHeaders(
       res,
-      typeof requested === 'string' && this.config.protocolVersions.includes(requested.trim()) ? requested.trim() : undefined,
+      typeof requested === 'string' && this.config.protocolVersions.includes(requested.trim())
+        ? requested.trim()
+        : undefined,
     );
     const origin = req.headers.origin;
     if (origin !== undefined && !isOriginAllowed(origin, this.config.publicOrigin, this.config.allowedOrigins)) {

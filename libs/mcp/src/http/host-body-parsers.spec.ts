@@ -8,16 +8,19 @@ describe('the endpoint path matcher', () => {
   const isEndpoint = pathMatcher(['mcp', 'api/mcp']);
 
   it('matches the path as Express routes it: any case, a trailing slash, a query', () => {
-    for (const url of ['/mcp', '/MCP', '/mcp/', '/mcp?x=1', '/api/mcp', '/api/mcp/?a#b']) expect(isEndpoint(req(url)), url).toBe(true);
+    for (const url of ['/mcp', '/MCP', '/mcp/', '/mcp?x=1', '/api/mcp', '/api/mcp/?a#b'])
+      expect(isEndpoint(req(url)), url).toBe(true);
   });
 
   it('matches nothing else', () => {
-    for (const url of ['/', '/mcpx', '/mcp/approvals/abc', '/api', '/other/mcp', '//mcp']) expect(isEndpoint(req(url)), url).toBe(false);
+    for (const url of ['/', '/mcpx', '/mcp/approvals/abc', '/api', '/other/mcp', '//mcp'])
+      expect(isEndpoint(req(url)), url).toBe(false);
   });
 });
 
 describe('exempting the endpoint from body parsers', () => {
-  const stackOf = (app: express.Express) => (app as unknown as { router: { stack: { name: string; handle: (...args: unknown[]) => unknown }[] } }).router.stack;
+  const stackOf = (app: express.Express) =>
+    (app as unknown as { router: { stack: { name: string; handle: (...args: unknown[]) => unknown }[] } }).router.stack;
 
   it("wraps body-parser's layers only, keeps their names, and is idempotent", () => {
     const app = express();
@@ -39,7 +42,9 @@ describe('exempting the endpoint from body parsers', () => {
     exemptEndpointFromBodyParsers(app, pathMatcher(['mcp']));
     const parse = stackOf(app).at(-1)!.handle;
     const calls: string[] = [];
-    parse({ url: '/mcp', headers: { 'content-type': 'application/json', 'content-length': '2' } }, {}, () => calls.push('endpoint skipped'));
+    parse({ url: '/mcp', headers: { 'content-type': 'application/json', 'content-length': '2' } }, {}, () =>
+      calls.push('endpoint skipped'),
+    );
     expect(calls).toEqual(['endpoint skipped']);
   });
 });

@@ -24,7 +24,10 @@ interface RouterLayer {
  * untouched; the module then reads that body itself, with its own limit, after the guards.
  * Returns how many parsers now skip the endpoint.
  */
-export function exemptEndpointFromBodyParsers(expressApp: unknown, isEndpoint: (req: IncomingMessage) => boolean): number {
+export function exemptEndpointFromBodyParsers(
+  expressApp: unknown,
+  isEndpoint: (req: IncomingMessage) => boolean,
+): number {
   const app = expressApp as { router?: { stack?: RouterLayer[] }; _router?: { stack?: RouterLayer[] } };
   let stack: RouterLayer[] = [];
   try {
@@ -78,8 +81,13 @@ export class HostBodyParsers implements OnApplicationBootstrap {
     const instance: unknown = this.adapterHost.httpAdapter?.getInstance?.();
     if (typeof instance !== 'function') return; // not Express (or no HTTP server): nothing installed a body-parser
     const prefix = this.appConfig?.getGlobalPrefix() ?? '';
-    const paths = prefix ? [this.config.path, `${prefix.replace(/^\/+|\/+$/g, '')}/${this.config.path}`] : [this.config.path];
+    const paths = prefix
+      ? [this.config.path, `${prefix.replace(/^\/+|\/+$/g, '')}/${this.config.path}`]
+      : [this.config.path];
     const exempted = exemptEndpointFromBodyParsers(instance, pathMatcher(paths));
-    if (exempted > 0) this.logger.debug(`${exempted} body-parser(s) of the app skip /${this.config.path}: the endpoint reads its own body`);
+    if (exempted > 0)
+      this.logger.debug(
+        `${exempted} body-parser(s) of the app skip /${this.config.path}: the endpoint reads its own body`,
+      );
   }
 }

@@ -51,7 +51,12 @@ export class McpExceptionFilter implements ExceptionFilter {
       this.telemetry.finish(req, res, exchange, { rejection, error: cause });
       return;
     }
-    if (exception instanceof McpRejectionError && rejection.status === 503 && rejection.id === null && !exchange.message) {
+    if (
+      exception instanceof McpRejectionError &&
+      rejection.status === 503 &&
+      rejection.id === null &&
+      !exchange.message
+    ) {
       // Refused before the body was read (the app's guard could not reach its store): name the request anyway.
       void idOfUnreadRequest(req, this.config.bodyLimit).then((id) => sendRejection(res, { ...rejection, id }));
       return;

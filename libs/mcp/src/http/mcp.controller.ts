@@ -1,13 +1,4 @@
-import {
-  All,
-  type CanActivate,
-  Controller,
-  Req,
-  Res,
-  type Type,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { All, type CanActivate, Controller, Req, Res, type Type, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { McpDispatcher } from '../dispatch/mcp-dispatcher.js';
 import { LADDER_GUARDS } from '../ladder.js';

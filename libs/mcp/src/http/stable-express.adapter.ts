@@ -28,8 +28,14 @@ export class StableExpressAdapter extends ExpressAdapter {
     const nestServer = this.getHttpServer() as Server;
     const app = this.getInstance<Express>();
     const classes = {
-      IncomingMessage: constructedWith(IncomingMessage as unknown as (...args: never[]) => void, app.request) as typeof IncomingMessage,
-      ServerResponse: constructedWith(ServerResponse as unknown as (...args: never[]) => void, app.response) as typeof ServerResponse,
+      IncomingMessage: constructedWith(
+        IncomingMessage as unknown as (...args: never[]) => void,
+        app.request,
+      ) as typeof IncomingMessage,
+      ServerResponse: constructedWith(
+        ServerResponse as unknown as (...args: never[]) => void,
+        app.response,
+      ) as typeof ServerResponse,
     };
     const server = options?.httpsOptions
       ? createHttpsServer({ ...options.httpsOptions, ...classes }, app)

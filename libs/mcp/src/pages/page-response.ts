@@ -5,7 +5,12 @@ import type { Response } from 'express';
  * origin only, forms that post only here (and to `formTargets`, where a form's answer redirects,
  * which browsers also check), never framed, no referrer, never cached, no sniffing.
  */
-export function sendPage(res: Response, status: number, html: string, options: { formTargets?: readonly string[] } = {}): void {
+export function sendPage(
+  res: Response,
+  status: number,
+  html: string,
+  options: { formTargets?: readonly string[] } = {},
+): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader(

@@ -9,8 +9,16 @@ describe('argument summaries in words', () => {
     expect(labelOf('member_ids')).toBe('Members');
     expect(labelOf('costCap')).toBe('Cost cap');
     expect(labelOf('id')).toBe('Id');
-    const html = argumentListHtml({ task_id: '01a22e60-caca-74f3-bdfd-a8c43f131d36', cost_cap: 9, active: false, events: ['a', 'b'], input: { month: '2026-11' } });
-    expect(html).toContain('<dt>Task</dt><dd><span class="tag">id</span><code class="id">01a22e60-caca-74f3-bdfd-a8c43f131d36</code></dd>');
+    const html = argumentListHtml({
+      task_id: '01a22e60-caca-74f3-bdfd-a8c43f131d36',
+      cost_cap: 9,
+      active: false,
+      events: ['a', 'b'],
+      input: { month: '2026-11' },
+    });
+    expect(html).toContain(
+      '<dt>Task</dt><dd><span class="tag">id</span><code class="id">01a22e60-caca-74f3-bdfd-a8c43f131d36</code></dd>',
+    );
     expect(html).toContain('<dt>Cost cap</dt><dd>9</dd>');
     expect(html).toContain('<dt>Active</dt><dd>no</dd>');
     expect(html).toContain('<dt>Events</dt><dd><ul><li>a</li><li>b</li></ul></dd>');
@@ -18,7 +26,11 @@ describe('argument summaries in words', () => {
   });
 
   it('escapes everything a caller sent, keys included, and keeps the summary markers', () => {
-    const html = argumentListHtml({ '<b>': '<script>alert(1)</script>', note: 'x… (+300 characters)', '…': '+5 more keys' });
+    const html = argumentListHtml({
+      '<b>': '<script>alert(1)</script>',
+      note: 'x… (+300 characters)',
+      '…': '+5 more keys',
+    });
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<b>');
     expect(html).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
@@ -35,14 +47,21 @@ describe('expiry as a person reads it', () => {
     expect(relativeTime(now - 2 * 60_000, now)).toBe('2 minutes ago');
     expect(utcClock(now + 3 * 60_000, now)).toBe('19:03 UTC');
     expect(utcClock(now + 24 * 3600_000, now)).toBe('2026-12-01 19:00 UTC');
-    expect(expiryHtml(now + 10 * 60_000, now)).toBe('<time datetime="2026-11-30T19:10:00.000Z" data-expiry>in 10 minutes (at 19:10 UTC)</time>');
+    expect(expiryHtml(now + 10 * 60_000, now)).toBe(
+      '<time datetime="2026-11-30T19:10:00.000Z" data-expiry>in 10 minutes (at 19:10 UTC)</time>',
+    );
     expect(expiryHtml(now - 60_000, now)).toContain('expired at 18:59 UTC');
   });
 });
 
 describe('the layout', () => {
   it('loads its stylesheet and script from files (no inline code) and escapes the title and brand', () => {
-    const html = renderPage({ title: 'A <title>', body: '<p>x</p>', brand: { name: 'Ac&me', product: 'Pay' }, assets: '/mcp/pages' });
+    const html = renderPage({
+      title: 'A <title>',
+      body: '<p>x</p>',
+      brand: { name: 'Ac&me', product: 'Pay' },
+      assets: '/mcp/pages',
+    });
     expect(html).toContain('<link rel="stylesheet" href="/mcp/pages/page.css">');
     expect(html).toContain('<script src="/mcp/pages/page.js" defer></script>');
     expect(html).not.toMatch(/<style|<script>/);

@@ -10,9 +10,18 @@ export type InputRequest =
 export type InputKind = 'form' | 'url' | 'sampling' | 'roots';
 
 export const InputRequests = {
-  form: (message: string, requestedSchema: JsonObject): InputRequest => ({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }),
-  url: (message: string, url: string): InputRequest => ({ method: 'elicitation/create', params: { mode: 'url', message, url } }),
-  sampling: (params: JsonObject & { messages: unknown[]; maxTokens: number }): InputRequest => ({ method: 'sampling/createMessage', params }),
+  form: (message: string, requestedSchema: JsonObject): InputRequest => ({
+    method: 'elicitation/create',
+    params: { mode: 'form', message, requestedSchema },
+  }),
+  url: (message: string, url: string): InputRequest => ({
+    method: 'elicitation/create',
+    params: { mode: 'url', message, url },
+  }),
+  sampling: (params: JsonObject & { messages: unknown[]; maxTokens: number }): InputRequest => ({
+    method: 'sampling/createMessage',
+    params,
+  }),
   roots: (): InputRequest => ({ method: 'roots/list', params: {} }),
 };
 

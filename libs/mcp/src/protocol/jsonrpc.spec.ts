@@ -3,7 +3,9 @@ import { parseJsonRpc } from './jsonrpc.js';
 describe('parseJsonRpc (rungs 7–9)', () => {
   it('accepts a request and a notification', () => {
     expect(parseJsonRpc('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toEqual({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    expect(parseJsonRpc('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toMatchObject({ method: 'notifications/initialized' });
+    expect(parseJsonRpc('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toMatchObject({
+      method: 'notifications/initialized',
+    });
   });
 
   it.each([

@@ -5,7 +5,11 @@ const LOCAL_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', 
  * localhost origin on any port, or one the adopter allowed explicitly. No Origin (a non-browser
  * client) is allowed; the opaque origin `null` is not.
  */
-export function isOriginAllowed(origin: string, publicOrigin: string | undefined, allowed: readonly string[] = []): boolean {
+export function isOriginAllowed(
+  origin: string,
+  publicOrigin: string | undefined,
+  allowed: readonly string[] = [],
+): boolean {
   let url: URL;
   try {
     url = new URL(origin);

@@ -11,8 +11,14 @@ const schema = {
   },
 };
 const params = paramHeadersOf(schema);
-const call = (args: Record<string, unknown>): JsonRpcMessage => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', arguments: args } });
-const check = (args: Record<string, unknown>, headers: Record<string, string>) => checkParamHeaders(call(args), params, (n) => headers[n]);
+const call = (args: Record<string, unknown>): JsonRpcMessage => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 't', arguments: args },
+});
+const check = (args: Record<string, unknown>, headers: Record<string, string>) =>
+  checkParamHeaders(call(args), params, (n) => headers[n]);
 
 describe('Mcp-Param-* headers', () => {
   it('collects the annotated top-level properties', () => {
@@ -24,9 +30,17 @@ describe('Mcp-Param-* headers', () => {
   });
 
   it('refuses invalid definitions', () => {
-    expect(() => paramHeadersOf({ properties: { x: { type: 'number', 'x-mcp-header': 'X' } } })).toThrow(/string, integer or boolean/);
-    expect(() => paramHeadersOf({ properties: { x: { type: 'string', 'x-mcp-header': 'Bad Name' } } })).toThrow(/token/);
-    expect(() => paramHeadersOf({ properties: { a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } } })).toThrow(/twice/);
+    expect(() => paramHeadersOf({ properties: { x: { type: 'number', 'x-mcp-header': 'X' } } })).toThrow(
+      /string, integer or boolean/,
+    );
+    expect(() => paramHeadersOf({ properties: { x: { type: 'string', 'x-mcp-header': 'Bad Name' } } })).toThrow(
+      /token/,
+    );
+    expect(() =>
+      paramHeadersOf({
+        properties: { a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } },
+      }),
+    ).toThrow(/twice/);
   });
 
   it.each([
@@ -46,5 +60,7 @@ describe('Mcp-Param-* headers', () => {
     [{ region: 'a' }, { 'mcp-param-region': 'b' }],
     [{ count: 42 }, { 'mcp-param-count': '43' }],
     [{ dry: true }, { 'mcp-param-dry-run': 'TRUE' }],
-  ])('refuses %j with %j (400 -32020)', (args, headers) => expect(check(args, headers)).toMatchObject({ status: 400, code: -32020 }));
+  ])('refuses %j with %j (400 -32020)', (args, headers) =>
+    expect(check(args, headers)).toMatchObject({ status: 400, code: -32020 }),
+  );
 });

@@ -26,8 +26,10 @@ export function paramHeadersOf(schema: Readonly<Record<string, unknown>>): Param
     if (!isPlainObject(definition) || definition['x-mcp-header'] === undefined) continue;
     const name = definition['x-mcp-header'];
     const type = definition.type;
-    if (typeof name !== 'string' || !TOKEN.test(name)) throw new Error(`x-mcp-header of '${property}' must be a header token`);
-    if (type !== 'string' && type !== 'integer' && type !== 'boolean') throw new Error(`x-mcp-header is only allowed on string, integer or boolean properties ('${property}')`);
+    if (typeof name !== 'string' || !TOKEN.test(name))
+      throw new Error(`x-mcp-header of '${property}' must be a header token`);
+    if (type !== 'string' && type !== 'integer' && type !== 'boolean')
+      throw new Error(`x-mcp-header is only allowed on string, integer or boolean properties ('${property}')`);
     const header = `${HEADER_PARAM_PREFIX}${name.toLowerCase()}`;
     if (headers.some((h) => h.header === header)) throw new Error(`x-mcp-header '${name}' is used twice`);
     headers.push({ property, header, type });
@@ -39,7 +41,11 @@ export function paramHeadersOf(schema: Readonly<Record<string, unknown>>): Param
  * A value present in the arguments needs its header, equal after decoding (integers compared as
  * numbers); an absent or null value expects no header. Any disagreement is 400 `-32020`.
  */
-export function checkParamHeaders(message: JsonRpcMessage, params: readonly ParamHeader[], header: HeaderReader): Rejection | undefined {
+export function checkParamHeaders(
+  message: JsonRpcMessage,
+  params: readonly ParamHeader[],
+  header: HeaderReader,
+): Rejection | undefined {
   const id = message.id ?? null;
   const args = isPlainObject(message.params?.arguments) ? message.params.arguments : {};
   for (const p of params) {
@@ -47,7 +53,8 @@ export function checkParamHeaders(message: JsonRpcMessage, params: readonly Para
     if (value === undefined || value === null) continue;
     const raw = header(p.header);
     const shown = `Mcp-Param-${p.header.slice(HEADER_PARAM_PREFIX.length)}`;
-    if (raw === undefined) return headerMismatch(id, `${shown} header is required when '${p.property}' is given`, 'header_missing');
+    if (raw === undefined)
+      return headerMismatch(id, `${shown} header is required when '${p.property}' is given`, 'header_missing');
     const decoded = decodeHeaderValue(raw);
     if (!decoded.ok) return headerMismatch(id, `${shown} header is malformed: ${decoded.reason}`);
     const agrees =
@@ -56,7 +63,11 @@ export function checkParamHeaders(message: JsonRpcMessage, params: readonly Para
         : p.type === 'boolean'
           ? decoded.value === String(value)
           : decoded.value === value;
-    if (!agrees) return headerMismatch(id, `${shown} header '${decoded.value}' does not match argument '${p.property}' (${JSON.stringify(value)})`);
+    if (!agrees)
+      return headerMismatch(
+        id,
+        `${shown} header '${decoded.value}' does not match argument '${p.property}' (${JSON.stringify(value)})`,
+      );
   }
   return undefined;
 }

@@ -66,9 +66,16 @@ export function bodyTooLarge(limit: number): Rejection {
 
 /** The body nests deeper than the door allows (one limit for every later walk over the value). */
 export function nestingTooDeep(limit: number, id: JsonRpcId | null): Rejection {
-  return reject('nesting_too_deep', 400, ErrorCode.InvalidRequest, `Invalid Request: JSON nested deeper than ${limit} levels`, id, {
-    data: { max_depth: limit },
-  });
+  return reject(
+    'nesting_too_deep',
+    400,
+    ErrorCode.InvalidRequest,
+    `Invalid Request: JSON nested deeper than ${limit} levels`,
+    id,
+    {
+      data: { max_depth: limit },
+    },
+  );
 }
 
 export function originForbidden(origin: string): Rejection {
@@ -97,7 +104,11 @@ export function internalError(id: JsonRpcId | null, requestId?: string): Rejecti
   return reject('internal_error', 500, ErrorCode.InternalError, message, id);
 }
 
-export function headerMismatch(id: JsonRpcId | null, detail: string, rung: 'header_missing' | 'header_mismatch' = 'header_mismatch'): Rejection {
+export function headerMismatch(
+  id: JsonRpcId | null,
+  detail: string,
+  rung: 'header_missing' | 'header_mismatch' = 'header_mismatch',
+): Rejection {
   return reject(rung, 400, ErrorCode.HeaderMismatch, `Header mismatch: ${detail}`, id);
 }
 

@@ -15,17 +15,28 @@ describe('adaptResultForModernClient', () => {
   });
 
   it('adds no cache hints to tools/call', () => {
-    expect(adaptResultForModernClient('tools/call', { content: [] }, INFO)).toEqual({ resultType: 'complete', content: [], _meta: { [KEY]: INFO } });
+    expect(adaptResultForModernClient('tools/call', { content: [] }, INFO)).toEqual({
+      resultType: 'complete',
+      content: [],
+      _meta: { [KEY]: INFO },
+    });
   });
 
   it('keeps input_required free of cache hints and refuses it outside the three methods', () => {
-    const r = adaptResultForModernClient('tools/call', { resultType: 'input_required', requestState: 's', ttlMs: 5 }, INFO);
+    const r = adaptResultForModernClient(
+      'tools/call',
+      { resultType: 'input_required', requestState: 's', ttlMs: 5 },
+      INFO,
+    );
     expect(r).toEqual({ resultType: 'input_required', requestState: 's', _meta: { [KEY]: INFO } });
     expect(() => adaptResultForModernClient('tools/list', { resultType: 'input_required' }, INFO)).toThrow();
   });
 
   it('keeps other _meta keys', () => {
-    expect(adaptResultForModernClient('tools/call', { content: [], _meta: { a: 1 } }, INFO)._meta).toEqual({ a: 1, [KEY]: INFO });
+    expect(adaptResultForModernClient('tools/call', { content: [], _meta: { a: 1 } }, INFO)._meta).toEqual({
+      a: 1,
+      [KEY]: INFO,
+    });
   });
 });
 
@@ -37,7 +48,10 @@ describe('adaptResponseForLegacyClient', () => {
 
   it('keeps an empty result exactly {} and other _meta keys', () => {
     expect(adaptResponseForLegacyClient({})).toEqual({});
-    expect(adaptResponseForLegacyClient({ content: [], _meta: { a: 1, [KEY]: INFO } })).toEqual({ content: [], _meta: { a: 1 } });
+    expect(adaptResponseForLegacyClient({ content: [], _meta: { a: 1, [KEY]: INFO } })).toEqual({
+      content: [],
+      _meta: { a: 1 },
+    });
   });
 
   it('refuses input_required', () => {

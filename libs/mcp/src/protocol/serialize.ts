@@ -15,7 +15,8 @@ export function serializeSuccess(id: JsonRpcId, result: Record<string, unknown>)
   for (const key in result) {
     const value = result[key];
     if (value === undefined) continue;
-    out += (first ? '' : ',') + JSON.stringify(key) + ':' + (value instanceof RawJson ? value.json : JSON.stringify(value));
+    out +=
+      (first ? '' : ',') + JSON.stringify(key) + ':' + (value instanceof RawJson ? value.json : JSON.stringify(value));
     first = false;
   }
   return out + '}}';

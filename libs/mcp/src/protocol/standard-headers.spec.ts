@@ -30,7 +30,12 @@ describe('checkStandardHeaders', () => {
   });
 
   it('compares resources/read names with the uri', () => {
-    const read: JsonRpcMessage = { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'kobana://kadu/me' } };
+    const read: JsonRpcMessage = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'resources/read',
+      params: { uri: 'kobana://kadu/me' },
+    };
     const h = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'resources/read' };
     expect(checkStandardHeaders(read, headers({ ...h, 'mcp-name': 'kobana://kadu/me' }))).toBeUndefined();
     expect(checkStandardHeaders(read, headers({ ...h, 'mcp-name': 'kobana://kadu/usage' }))?.code).toBe(-32020);

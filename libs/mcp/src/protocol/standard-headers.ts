@@ -33,7 +33,8 @@ export function checkStandardHeaders(message: JsonRpcMessage, header: HeaderRead
 
   const method = header(HEADER_METHOD)?.trim();
   if (method === undefined || method === '') {
-    if (!notification) return headerMismatch(id, `Mcp-Method header is required (expected '${message.method}')`, 'header_missing');
+    if (!notification)
+      return headerMismatch(id, `Mcp-Method header is required (expected '${message.method}')`, 'header_missing');
   } else if (method !== message.method) {
     return headerMismatch(id, `Mcp-Method header '${method}' does not match body method '${message.method}'`);
   }
@@ -43,7 +44,11 @@ export function checkStandardHeaders(message: JsonRpcMessage, header: HeaderRead
   const expected = message.params?.[source];
   const rawName = header(HEADER_NAME);
   if (rawName === undefined || rawName.trim() === '') {
-    return headerMismatch(id, `Mcp-Name header is required for ${message.method} (expected '${String(expected)}')`, 'header_missing');
+    return headerMismatch(
+      id,
+      `Mcp-Name header is required for ${message.method} (expected '${String(expected)}')`,
+      'header_missing',
+    );
   }
   const decoded = decodeHeaderValue(rawName);
   if (!decoded.ok) return headerMismatch(id, `Mcp-Name header is malformed: ${decoded.reason}`);

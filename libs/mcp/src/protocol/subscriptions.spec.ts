@@ -12,29 +12,57 @@ import {
   type SubscriptionOffer,
 } from './subscriptions.js';
 
-const ALL: SubscriptionOffer = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: true, taskIds: true };
-const URIS_ONLY: SubscriptionOffer = { toolsListChanged: false, promptsListChanged: false, resourcesListChanged: false, resourceSubscriptions: true, taskIds: false };
+const ALL: SubscriptionOffer = {
+  toolsListChanged: true,
+  promptsListChanged: true,
+  resourcesListChanged: true,
+  resourceSubscriptions: true,
+  taskIds: true,
+};
+const URIS_ONLY: SubscriptionOffer = {
+  toolsListChanged: false,
+  promptsListChanged: false,
+  resourcesListChanged: false,
+  resourceSubscriptions: true,
+  taskIds: false,
+};
 
 describe('subscriptions/listen filter', () => {
   it('reads flags and URI lists, drops false flags, duplicates and unknown keys', () => {
     const parsed = parseSubscriptionFilter({
-      notifications: { toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['a://1', 'a://1', 'a://2'], somethingNew: true },
+      notifications: {
+        toolsListChanged: true,
+        promptsListChanged: false,
+        resourceSubscriptions: ['a://1', 'a://1', 'a://2'],
+        somethingNew: true,
+      },
     });
     expect(parsed).toEqual({ filter: { toolsListChanged: true, resourceSubscriptions: ['a://1', 'a://2'] } });
   });
 
   it('refuses a missing or malformed filter with the reason', () => {
-    expect(parseSubscriptionFilter({})).toEqual({ error: '"notifications" must be an object (the subscription filter)' });
+    expect(parseSubscriptionFilter({})).toEqual({
+      error: '"notifications" must be an object (the subscription filter)',
+    });
     expect(parseSubscriptionFilter({ notifications: [] })).toHaveProperty('error');
-    expect(parseSubscriptionFilter({ notifications: { toolsListChanged: 'yes' } })).toEqual({ error: '"notifications.toolsListChanged" must be a boolean' });
+    expect(parseSubscriptionFilter({ notifications: { toolsListChanged: 'yes' } })).toEqual({
+      error: '"notifications.toolsListChanged" must be a boolean',
+    });
     expect(parseSubscriptionFilter({ notifications: { resourceSubscriptions: 'a://1' } })).toHaveProperty('error');
     expect(parseSubscriptionFilter({ notifications: { resourceSubscriptions: [''] } })).toHaveProperty('error');
     expect(parseSubscriptionFilter({ notifications: { taskIds: [1] } })).toHaveProperty('error');
-    expect(parseSubscriptionFilter({ notifications: { resourceSubscriptions: ['x'.repeat(2049)] } })).toHaveProperty('error');
+    expect(parseSubscriptionFilter({ notifications: { resourceSubscriptions: ['x'.repeat(2049)] } })).toHaveProperty(
+      'error',
+    );
   });
 
   it('honours only what the server offers', () => {
-    const requested = { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: ['a://1'], taskIds: ['t1'] };
+    const requested = {
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourceSubscriptions: ['a://1'],
+      taskIds: ['t1'],
+    };
     expect(offeredPart(requested, URIS_ONLY)).toEqual({ resourceSubscriptions: ['a://1'] });
     expect(offeredPart(requested, ALL)).toEqual(requested);
     expect(offeredPart({}, ALL)).toEqual({});
@@ -42,7 +70,11 @@ describe('subscriptions/listen filter', () => {
 
   it('advertises exactly the offer', () => {
     expect(offeredCapabilities(URIS_ONLY)).toEqual({ tools: {}, prompts: {}, resources: { subscribe: true } });
-    expect(offeredCapabilities(ALL)).toEqual({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+    expect(offeredCapabilities(ALL)).toEqual({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    });
     expect(offersNothing({ ...URIS_ONLY, resourceSubscriptions: false })).toBe(true);
     expect(offersNothing(URIS_ONLY)).toBe(false);
   });
@@ -74,22 +106,37 @@ describe('subscriptions/listen messages', () => {
       method: 'notifications/tools/list_changed',
       params: { _meta: { [SUBSCRIPTION_ID_META]: 'listen:1' } },
     });
-    expect(eventNotification(3, { type: 'resources/updated', uri: 'a://1', meta: { 'example.com/status': 'running' } })).toEqual({
+    expect(
+      eventNotification(3, { type: 'resources/updated', uri: 'a://1', meta: { 'example.com/status': 'running' } }),
+    ).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/resources/updated',
       params: { uri: 'a://1', _meta: { 'example.com/status': 'running', [SUBSCRIPTION_ID_META]: 3 } },
     });
     // The publisher cannot overwrite the id or the task id.
-    expect(eventNotification(3, { type: 'tasks/status', taskId: 't1', params: { status: 'working', taskId: 'other', _meta: {} } }).params).toEqual({
+    expect(
+      eventNotification(3, {
+        type: 'tasks/status',
+        taskId: 't1',
+        params: { status: 'working', taskId: 'other', _meta: {} },
+      }).params,
+    ).toEqual({
       status: 'working',
       taskId: 't1',
       _meta: { [SUBSCRIPTION_ID_META]: 3 },
     });
-    expect(eventNotification(3, { type: 'resources/updated', uri: 'a://1', meta: { [SUBSCRIPTION_ID_META]: 99 } }).params._meta).toEqual({ [SUBSCRIPTION_ID_META]: 3 });
+    expect(
+      eventNotification(3, { type: 'resources/updated', uri: 'a://1', meta: { [SUBSCRIPTION_ID_META]: 99 } }).params
+        ._meta,
+    ).toEqual({ [SUBSCRIPTION_ID_META]: 3 });
   });
 
   it('ends with the empty listen result and frames one JSON line per SSE event', () => {
-    expect(listenEnd(4)).toEqual({ jsonrpc: '2.0', id: 4, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: 4 } } });
+    expect(listenEnd(4)).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: 4 } },
+    });
     const frame = sseMessage({ a: { b: 1 } });
     expect(frame).toBe('event: message\ndata: {"a":{"b":1}}\n\n');
   });

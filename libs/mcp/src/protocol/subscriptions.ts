@@ -31,7 +31,10 @@ export interface SubscriptionOffer {
 
 /** The changes a server publishes; each becomes one notification on the streams that want it. */
 export type SubscriptionEvent =
-  | { readonly type: 'tools/list_changed' | 'prompts/list_changed' | 'resources/list_changed'; readonly audience?: string }
+  | {
+      readonly type: 'tools/list_changed' | 'prompts/list_changed' | 'resources/list_changed';
+      readonly audience?: string;
+    }
   | { readonly type: 'resources/updated'; readonly uri: string; readonly audience?: string; readonly meta?: JsonObject }
   | { readonly type: 'tasks/status'; readonly taskId: string; readonly params: JsonObject; readonly audience?: string };
 
@@ -52,7 +55,8 @@ const MAX_ENTRY_LENGTH = 2048;
  */
 export function parseSubscriptionFilter(params: JsonObject): { filter: SubscriptionFilter } | { error: string } {
   const raw = params.notifications;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { error: '"notifications" must be an object (the subscription filter)' };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { error: '"notifications" must be an object (the subscription filter)' };
   const source = raw as JsonObject;
   const filter: SubscriptionFilter = {};
   for (const key of FLAGS) {
@@ -65,7 +69,9 @@ export function parseSubscriptionFilter(params: JsonObject): { filter: Subscript
     const value = source[key];
     if (value === undefined) continue;
     if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '' || v.length > MAX_ENTRY_LENGTH)) {
-      return { error: `"notifications.${key}" must be an array of non-empty strings (at most ${MAX_ENTRY_LENGTH} characters each)` };
+      return {
+        error: `"notifications.${key}" must be an array of non-empty strings (at most ${MAX_ENTRY_LENGTH} characters each)`,
+      };
     }
     const unique = [...new Set(value as string[])];
     if (unique.length) filter[key] = unique;
@@ -87,7 +93,11 @@ export function offersNothing(offer: SubscriptionOffer): boolean {
 }
 
 /** The capabilities `server/discover` adds for an offer (2026 `listChanged`/`subscribe` mean "deliverable on listen"). */
-export function offeredCapabilities(offer: SubscriptionOffer): { tools: JsonObject; prompts: JsonObject; resources: JsonObject } {
+export function offeredCapabilities(offer: SubscriptionOffer): {
+  tools: JsonObject;
+  prompts: JsonObject;
+  resources: JsonObject;
+} {
   return {
     tools: offer.toolsListChanged ? { listChanged: true } : {},
     prompts: offer.promptsListChanged ? { listChanged: true } : {},
@@ -118,16 +128,28 @@ const tag = (id: JsonRpcId, extra?: JsonObject): JsonObject => ({ ...extra, [SUB
 
 /** The first message on every stream: what the server agreed to honour. */
 export function acknowledgement(id: JsonRpcId, honoured: SubscriptionFilter): JsonRpcNotification {
-  return { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured as JsonObject, _meta: tag(id) } };
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { notifications: honoured as JsonObject, _meta: tag(id) },
+  };
 }
 
 /** The notification an event becomes on the stream opened by request `id`. */
 export function eventNotification(id: JsonRpcId, event: SubscriptionEvent): JsonRpcNotification {
   switch (event.type) {
     case 'resources/updated':
-      return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: event.uri, _meta: tag(id, event.meta) } };
+      return {
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: event.uri, _meta: tag(id, event.meta) },
+      };
     case 'tasks/status':
-      return { jsonrpc: '2.0', method: 'notifications/tasks', params: { ...event.params, taskId: event.taskId, _meta: tag(id) } };
+      return {
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: { ...event.params, taskId: event.taskId, _meta: tag(id) },
+      };
     default:
       return { jsonrpc: '2.0', method: `notifications/${event.type}`, params: { _meta: tag(id) } };
   }

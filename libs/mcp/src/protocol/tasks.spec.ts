@@ -1,9 +1,25 @@
 import { adaptResponseForLegacyClient, adaptResultForModernClient } from './result-envelope.js';
-import { createTaskResult, declaresTasks, detailedTask, readTaskParams, TaskIdBinder, tasksCapabilityRequired, type TaskState, TASKS_EXTENSION } from './tasks.js';
+import {
+  createTaskResult,
+  declaresTasks,
+  detailedTask,
+  readTaskParams,
+  TaskIdBinder,
+  tasksCapabilityRequired,
+  type TaskState,
+  TASKS_EXTENSION,
+} from './tasks.js';
 
 const INFO = { name: 'kadu', version: '1.0.0' };
 const AT = '2026-11-30T10:00:00.000Z';
-const working: TaskState = { id: 'job-1', status: 'working', createdAt: new Date(AT), lastUpdatedAt: AT, ttlMs: 60_000, pollIntervalMs: 1500 };
+const working: TaskState = {
+  id: 'job-1',
+  status: 'working',
+  createdAt: new Date(AT),
+  lastUpdatedAt: AT,
+  ttlMs: 60_000,
+  pollIntervalMs: 1500,
+};
 
 describe('declaresTasks', () => {
   it('is true only for an object under extensions in this request', () => {
@@ -20,7 +36,10 @@ describe('readTaskParams', () => {
     expect(readTaskParams('tasks/get', { taskId: 't' })).toEqual({ taskId: 't' });
     expect(readTaskParams('tasks/get', { taskId: '' })).toMatch(/taskId/);
     expect(readTaskParams('tasks/cancel', { taskId: 7 })).toMatch(/taskId/);
-    expect(readTaskParams('tasks/update', { taskId: 't', inputResponses: { a: {} } })).toEqual({ taskId: 't', inputResponses: { a: {} } });
+    expect(readTaskParams('tasks/update', { taskId: 't', inputResponses: { a: {} } })).toEqual({
+      taskId: 't',
+      inputResponses: { a: {} },
+    });
     expect(readTaskParams('tasks/update', { taskId: 't' })).toMatch(/inputResponses/);
     expect(readTaskParams('tasks/update', { taskId: 't', inputResponses: [] })).toMatch(/inputResponses/);
   });
@@ -50,19 +69,40 @@ describe('task shapes', () => {
 
   it('tasks/get carries resultType complete and only the payload of its status', () => {
     const result = { content: [{ type: 'text', text: 'no' }], isError: true };
-    expect(detailedTask('pub', { ...working, status: 'completed', result, error: { code: 1, message: 'x' } })).toEqual({ ...createTaskResult('pub', working), resultType: 'complete', status: 'completed', result });
-    const failed = detailedTask('pub', { ...working, status: 'failed', error: { code: -32603, message: 'crashed' }, result });
+    expect(detailedTask('pub', { ...working, status: 'completed', result, error: { code: 1, message: 'x' } })).toEqual({
+      ...createTaskResult('pub', working),
+      resultType: 'complete',
+      status: 'completed',
+      result,
+    });
+    const failed = detailedTask('pub', {
+      ...working,
+      status: 'failed',
+      error: { code: -32603, message: 'crashed' },
+      result,
+    });
     expect(failed).toMatchObject({ status: 'failed', error: { code: -32603, message: 'crashed' } });
     expect(failed).not.toHaveProperty('result');
     const asks = { k1: { method: 'elicitation/create', params: {} } };
-    expect(detailedTask('pub', { ...working, status: 'input_required', inputRequests: asks })).toMatchObject({ status: 'input_required', inputRequests: asks });
-    expect(detailedTask('pub', { ...working, status: 'cancelled', inputRequests: asks })).not.toHaveProperty('inputRequests');
+    expect(detailedTask('pub', { ...working, status: 'input_required', inputRequests: asks })).toMatchObject({
+      status: 'input_required',
+      inputRequests: asks,
+    });
+    expect(detailedTask('pub', { ...working, status: 'cancelled', inputRequests: asks })).not.toHaveProperty(
+      'inputRequests',
+    );
     expect(() => detailedTask('pub', { ...working, status: 'completed' })).toThrow(/CallToolResult/);
-    expect(() => detailedTask('pub', { ...working, status: 'input_required', inputRequests: {} })).toThrow(/inputRequests/);
+    expect(() => detailedTask('pub', { ...working, status: 'input_required', inputRequests: {} })).toThrow(
+      /inputRequests/,
+    );
   });
 
   it('-32021 names the extension in requiredCapabilities', () => {
-    expect(tasksCapabilityRequired(3, 'x')).toMatchObject({ status: 400, code: -32021, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } });
+    expect(tasksCapabilityRequired(3, 'x')).toMatchObject({
+      status: 400,
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
   });
 });
 
@@ -71,8 +111,13 @@ describe('the 2026 envelope around task results', () => {
     const created = adaptResultForModernClient('tools/call', createTaskResult('pub', working), INFO);
     expect(created).toMatchObject({ resultType: 'task', ttlMs: 60_000 });
     expect(created).not.toHaveProperty('cacheScope');
-    expect(adaptResultForModernClient('tasks/get', detailedTask('pub', working), INFO)).toMatchObject({ resultType: 'complete', ttlMs: 60_000 });
-    expect(adaptResultForModernClient('tasks/get', detailedTask('pub', { ...working, ttlMs: null }), INFO).ttlMs).toBeNull();
+    expect(adaptResultForModernClient('tasks/get', detailedTask('pub', working), INFO)).toMatchObject({
+      resultType: 'complete',
+      ttlMs: 60_000,
+    });
+    expect(
+      adaptResultForModernClient('tasks/get', detailedTask('pub', { ...working, ttlMs: null }), INFO).ttlMs,
+    ).toBeNull();
   });
 
   it('refuses a task from any other method and in the 2025 era', () => {
@@ -97,6 +142,7 @@ describe('TaskIdBinder', () => {
     const forged = Buffer.from(JSON.stringify(['t', 'exe_2'])).toString('base64url') + id.slice(id.indexOf('.'));
     expect(binder.open('acme:ana', forged)).toBeUndefined();
     expect(new TaskIdBinder(Buffer.from('other')).open('acme:ana', id)).toBeUndefined();
-    for (const junk of ['', '.', 'abc', 'x.y', `${'a'.repeat(2000)}.b`, `${id}x`, `${id}=`]) expect(binder.open('acme:ana', junk)).toBeUndefined();
+    for (const junk of ['', '.', 'abc', 'x.y', `${'a'.repeat(2000)}.b`, `${id}x`, `${id}=`])
+      expect(binder.open('acme:ana', junk)).toBeUndefined();
   });
 });

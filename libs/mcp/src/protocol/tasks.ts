@@ -39,9 +39,16 @@ export function declaresTasks(clientCapabilities: JsonObject | undefined): boole
 
 /** -32021 naming the extension (tasks.md §Capability Negotiation, §Protocol Errors). */
 export function tasksCapabilityRequired(id: JsonRpcId | null, what: string): Rejection {
-  return reject('missing_client_capability', 400, ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${TASKS_EXTENSION} (${what})`, id, {
-    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-  });
+  return reject(
+    'missing_client_capability',
+    400,
+    ErrorCode.MissingRequiredClientCapability,
+    `Missing required client capability: ${TASKS_EXTENSION} (${what})`,
+    id,
+    {
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    },
+  );
 }
 
 /** -32602 for a task id that is unknown, expired, forged, or someone else's: all read the same. */
@@ -79,7 +86,8 @@ function positiveInteger(value: number | undefined, name: string): number | unde
 
 /** The `Task` fields every shape carries, with the public id. Throws on a state the app got wrong. */
 function taskFields(taskId: string, state: TaskState): JsonObject {
-  if (!STATUSES.includes(state.status)) throw new Error(`task status '${String(state.status)}' is not one of ${STATUSES.join(', ')}`);
+  if (!STATUSES.includes(state.status))
+    throw new Error(`task status '${String(state.status)}' is not one of ${STATUSES.join(', ')}`);
   const ttlMs = state.ttlMs === null ? null : positiveInteger(state.ttlMs, 'ttlMs');
   if (ttlMs === undefined) throw new Error('task ttlMs is required (null for unlimited)');
   const pollIntervalMs = positiveInteger(state.pollIntervalMs, 'pollIntervalMs');
@@ -104,13 +112,16 @@ export function detailedTask(taskId: string, state: TaskState): JsonObject {
   const fields = taskFields(taskId, state);
   switch (state.status) {
     case 'completed':
-      if (!isPlainObject(state.result) || !Array.isArray(state.result.content)) throw new Error('a completed task needs its CallToolResult');
+      if (!isPlainObject(state.result) || !Array.isArray(state.result.content))
+        throw new Error('a completed task needs its CallToolResult');
       return { resultType: 'complete', ...fields, result: state.result };
     case 'failed':
-      if (!state.error || typeof state.error.code !== 'number' || typeof state.error.message !== 'string') throw new Error('a failed task needs its JSON-RPC error');
+      if (!state.error || typeof state.error.code !== 'number' || typeof state.error.message !== 'string')
+        throw new Error('a failed task needs its JSON-RPC error');
       return { resultType: 'complete', ...fields, error: { ...state.error } };
     case 'input_required':
-      if (!isPlainObject(state.inputRequests) || Object.keys(state.inputRequests).length === 0) throw new Error('an input_required task needs its inputRequests');
+      if (!isPlainObject(state.inputRequests) || Object.keys(state.inputRequests).length === 0)
+        throw new Error('an input_required task needs its inputRequests');
       return { resultType: 'complete', ...fields, inputRequests: state.inputRequests };
     default:
       return { resultType: 'complete', ...fields };
@@ -154,10 +165,16 @@ export class TaskIdBinder {
     const given = Buffer.from(taskId.slice(dot + 1), 'base64url');
     const expected = this.mac(principalKey, payload);
     // Canonical encoding only: base64url decoding ignores stray trailing characters.
-    if (given.length !== expected.length || given.toString('base64url') !== taskId.slice(dot + 1) || !timingSafeEqual(given, expected)) return undefined;
+    if (
+      given.length !== expected.length ||
+      given.toString('base64url') !== taskId.slice(dot + 1) ||
+      !timingSafeEqual(given, expected)
+    )
+      return undefined;
     try {
       const value: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-      if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return { tool: value[0], id: value[1] };
+      if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string')
+        return { tool: value[0], id: value[1] };
     } catch {
       // fall through: not ours
     }

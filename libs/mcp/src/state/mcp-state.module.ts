@@ -1,4 +1,11 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
 import { InMemoryStateStore } from './in-memory-state-store.js';
 import { MCP_STATE_STORE, type McpStateStore } from './mcp-state-store.js';
 import {

@@ -70,7 +70,13 @@ export class RateLimits {
     } catch (error) {
       throw new StoreUnavailable(error, 'the rate-limit store');
     }
-    if (!res) return { allowed: true, limit: entry.budget.points, remaining: entry.budget.points, resetSec: entry.budget.durationSec };
+    if (!res)
+      return {
+        allowed: true,
+        limit: entry.budget.points,
+        remaining: entry.budget.points,
+        resetSec: entry.budget.durationSec,
+      };
     return verdict(entry.budget, res, res.consumedPoints < entry.budget.points);
   }
 }

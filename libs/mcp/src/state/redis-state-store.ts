@@ -21,7 +21,11 @@ export class RedisStateStore implements McpStateStore {
   private readonly redis: Redis;
   private readonly timeoutMs: number;
 
-  constructor(url: string, private readonly prefix = 'mcp:', options: RedisStateStoreOptions = {}) {
+  constructor(
+    url: string,
+    private readonly prefix = 'mcp:',
+    options: RedisStateStoreOptions = {},
+  ) {
     this.timeoutMs = options.timeoutMs ?? 3000;
     // Fail fast instead of queueing commands while Redis is away: callers answer 503, not hang. A
     // connection that stops answering (partition) is dropped after the same bound and re-made.
@@ -58,7 +62,10 @@ export class RedisStateStore implements McpStateStore {
     if (this.redis.status === 'reconnecting') throw new StoreUnavailable('Redis is not reachable');
     if (this.redis.status === 'end' || this.redis.status === 'close') this.redis.connect().catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => done(new StoreUnavailable('Redis is not reachable')), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => done(new StoreUnavailable('Redis is not reachable')),
+        Math.max(0, deadline - Date.now()),
+      );
       const onReady = (): void => done();
       const onFailure = (): void => done(new StoreUnavailable('Redis is not reachable'));
       const done = (error?: Error): void => {
@@ -103,7 +110,13 @@ export class RedisStateStore implements McpStateStore {
 
   limiter(name: string, points: number, durationSec: number): McpRateLimiter {
     // No insurance limiter: when Redis is away the limiter rejects and the caller answers 503.
-    const limiter = new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `${this.prefix}rl:${name}`, points, duration: durationSec, rejectIfRedisNotReady: true });
+    const limiter = new RateLimiterRedis({
+      storeClient: this.redis,
+      keyPrefix: `${this.prefix}rl:${name}`,
+      points,
+      duration: durationSec,
+      rejectIfRedisNotReady: true,
+    });
     // A refusal (RateLimiterRes) passes through as it is; only failing to reach Redis is rewrapped.
     const bounded = async <T>(call: () => Promise<T>): Promise<T> => {
       const deadline = Date.now() + this.timeoutMs;

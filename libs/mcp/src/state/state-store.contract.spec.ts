@@ -35,7 +35,9 @@ function contract(make: () => Promise<Subject>): void {
   it('compareAndSet moves a value once, under concurrency', async () => {
     const key = `approval:${randomUUID()}`;
     await s.store.put(key, 'approved', LONG);
-    const results = await Promise.all(Array.from({ length: 10 }, () => s.store.compareAndSet(key, 'approved', 'consumed')));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => s.store.compareAndSet(key, 'approved', 'consumed')),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await s.store.get(key)).toBe('consumed');
     expect(await s.store.compareAndSet(`missing:${randomUUID()}`, 'a', 'b')).toBe(false);
@@ -49,7 +51,11 @@ function contract(make: () => Promise<Subject>): void {
     expect(await s.store.consumeOnce(`${key}:n`, SHORT)).toBe(true);
     expect(await s.store.consumeOnce(`${key}:n`, SHORT)).toBe(false);
     s.pass(SHORT + 1);
-    await eventually('the short entry expires', () => s.store.get(key), (v) => v === undefined);
+    await eventually(
+      'the short entry expires',
+      () => s.store.get(key),
+      (v) => v === undefined,
+    );
     // The nonce can be consumed again once it has expired (and only then).
     await eventually('the nonce expires', () => s.store.consumeOnce(`${key}:n`, LONG));
     expect(await s.store.consumeOnce(`${key}:n`, LONG)).toBe(false);
@@ -61,7 +67,11 @@ function contract(make: () => Promise<Subject>): void {
     await s.store.put(key, 'approved', SHORT);
     expect(await s.store.compareAndSet(key, 'approved', 'consumed')).toBe(true);
     s.pass(SHORT + 1);
-    await eventually('the swapped entry expires with the original TTL', () => s.store.get(key), (v) => v === undefined);
+    await eventually(
+      'the swapped entry expires with the original TTL',
+      () => s.store.get(key),
+      (v) => v === undefined,
+    );
   });
 
   it('counters count within their window', async () => {
@@ -78,7 +88,11 @@ function contract(make: () => Promise<Subject>): void {
     expect((await s.store.increment(key, 5, SHORT)).value).toBe(5);
     s.pass(SHORT + 1);
     // Each probe increments: a value of 1 means a fresh window started.
-    await eventually('a new window', () => s.store.increment(key, 1, LONG), (r) => r.value === 1);
+    await eventually(
+      'a new window',
+      () => s.store.increment(key, 1, LONG),
+      (r) => r.value === 1,
+    );
     expect((await s.store.increment(key, 1, LONG)).value).toBe(2);
   });
 

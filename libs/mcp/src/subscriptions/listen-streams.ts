@@ -62,7 +62,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     @Inject(MCP_EVENT_BUS) private readonly bus: McpEventBus,
   ) {
     const options = config.subscriptions;
-    this.enabled = config.protocolVersions.some((v) => !isLegacyRevision(v)) && !offersNothing(subscriptionOffer(options));
+    this.enabled =
+      config.protocolVersions.some((v) => !isLegacyRevision(v)) && !offersNothing(subscriptionOffer(options));
     this.maxStreamsPerPrincipal = options?.maxStreamsPerPrincipal ?? 10;
     this.maxSubscriptionsPerStream = options?.maxSubscriptionsPerStream ?? 100;
     this.heartbeatMs = options?.heartbeatMs ?? 15_000;
@@ -83,7 +84,9 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
       this.stopBus = await this.bus.subscribe((event) => this.deliver(event));
       if (this.closed) this.stopBus();
     } catch (error) {
-      this.logger.warn(`listen streams hear no events yet: ${error instanceof Error ? error.message : String(error)}; retrying`);
+      this.logger.warn(
+        `listen streams hear no events yet: ${error instanceof Error ? error.message : String(error)}; retrying`,
+      );
       this.retry = setTimeout(() => void this.join(), 1000);
       this.retry.unref();
     }
@@ -134,14 +137,22 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.write(open, sseMessage(acknowledgement(open.id, open.filter)));
     if (open.expiresAt !== undefined) {
       // setTimeout fires at once past 2^31-1 ms: a far expiry is capped (~24 days), never immediate.
-      open.timer = setTimeout(() => this.end(open, 'expired'), Math.min(Math.max(0, open.expiresAt - Date.now()), 2 ** 31 - 1));
+      open.timer = setTimeout(
+        () => this.end(open, 'expired'),
+        Math.min(Math.max(0, open.expiresAt - Date.now()), 2 ** 31 - 1),
+      );
       open.timer.unref();
     }
     this.heartbeat ??= setInterval(() => this.beat(), this.heartbeatMs).unref();
   }
 
   private deliver(event: SubscriptionEvent): void {
-    const candidates = event.type === 'resources/updated' ? this.byUri.get(event.uri) : event.type === 'tasks/status' ? this.byTask.get(event.taskId) : this.streams;
+    const candidates =
+      event.type === 'resources/updated'
+        ? this.byUri.get(event.uri)
+        : event.type === 'tasks/status'
+          ? this.byTask.get(event.taskId)
+          : this.streams;
     if (!candidates) return;
     for (const stream of candidates) {
       if (stream.ended || !filterWants(stream.filter, event)) continue;
@@ -166,7 +177,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     if (reason !== 'closed') {
       // The spec's graceful end: the (empty) listen result, then the stream closes.
       stream.res.end(sseMessage(listenEnd(stream.id)));
-      if (reason === 'overflow') this.logger.warn(`listen stream ${String(stream.id)} of ${stream.principalKey} ended: it stopped reading`);
+      if (reason === 'overflow')
+        this.logger.warn(`listen stream ${String(stream.id)} of ${stream.principalKey} ended: it stopped reading`);
     }
     this.forget(stream);
   }

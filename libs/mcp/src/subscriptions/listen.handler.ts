@@ -4,7 +4,14 @@ import { STREAM_OPENED } from '../call/mcp-call.js';
 import { ResourceHandler } from '../dispatch/resource.handler.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
-import { ErrorCode, invalidParams, offeredPart, parseSubscriptionFilter, reject, type SubscriptionFilter } from '../protocol/index.js';
+import {
+  ErrorCode,
+  invalidParams,
+  offeredPart,
+  parseSubscriptionFilter,
+  reject,
+  type SubscriptionFilter,
+} from '../protocol/index.js';
 import { ListenStreams } from './listen-streams.js';
 import { subscriptionOffer } from './subscription-options.js';
 
@@ -36,10 +43,14 @@ export class ListenHandler {
     const maxFollowed = this.streams.maxSubscriptionsPerStream;
     if (followed > maxFollowed) {
       throw new McpRejectionError(
-        invalidParams(call.id, `Invalid params: a stream may follow at most ${maxFollowed} resource URIs and task ids; this one asks for ${followed}`, {
-          limit: maxFollowed,
-          requested: followed,
-        }),
+        invalidParams(
+          call.id,
+          `Invalid params: a stream may follow at most ${maxFollowed} resource URIs and task ids; this one asks for ${followed}`,
+          {
+            limit: maxFollowed,
+            requested: followed,
+          },
+        ),
       );
     }
     const principalKey = this.config.principalKey(call.principal);
@@ -68,7 +79,13 @@ export class ListenHandler {
   private async checkVisible(call: McpCall, filter: SubscriptionFilter): Promise<void> {
     const read = this.resources.handlers().find((h) => h.method === 'resources/read')!;
     for (const uri of filter.resourceSubscriptions ?? []) {
-      await read.handle({ ...call, method: 'resources/read', params: { uri }, inputs: undefined, requestId: call.requestId } as McpCall);
+      await read.handle({
+        ...call,
+        method: 'resources/read',
+        params: { uri },
+        inputs: undefined,
+        requestId: call.requestId,
+      } as McpCall);
     }
     const authorizeTask = this.config.subscriptions?.authorizeTask;
     for (const taskId of filter.taskIds ?? []) {
@@ -80,7 +97,14 @@ export class ListenHandler {
 }
 
 function tooManyStreams(call: McpCall, limit: number) {
-  return reject('rate_limited', 429, ErrorCode.InvalidRequest, `Too many open subscription streams: at most ${limit} per caller; close one first`, call.id, {
-    data: { limit },
-  });
+  return reject(
+    'rate_limited',
+    429,
+    ErrorCode.InvalidRequest,
+    `Too many open subscription streams: at most ${limit} per caller; close one first`,
+    call.id,
+    {
+      data: { limit },
+    },
+  );
 }

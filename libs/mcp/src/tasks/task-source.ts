@@ -2,7 +2,11 @@ import type { McpPrincipal } from '../auth/principal.js';
 import type { McpInputRound } from '../call/inputs.js';
 import type { JsonObject, TaskRef, TaskState } from '../protocol/index.js';
 
-export type { TaskRef as McpTaskRef, TaskState as McpTaskState, TaskStatus as McpTaskStatus } from '../protocol/index.js';
+export type {
+  TaskRef as McpTaskRef,
+  TaskState as McpTaskState,
+  TaskStatus as McpTaskStatus,
+} from '../protocol/index.js';
 
 /** Who asks about a task: the authenticated caller of this request (its guards already ran). */
 export interface McpTaskCaller {

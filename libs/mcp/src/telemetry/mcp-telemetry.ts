@@ -67,7 +67,8 @@ export class McpTelemetry {
     this.enabled = tracing || !(meter instanceof createNoopMeter().constructor);
     this.duration = meter.createHistogram(sc.METRIC_SERVER_OPERATION_DURATION, {
       unit: 's',
-      description: 'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+      description:
+        'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
       advice: { explicitBucketBoundaries: sc.OPERATION_DURATION_BUCKETS },
     });
     this.refusals = meter.createCounter(sc.METRIC_RATE_LIMIT_REFUSALS, {
@@ -90,7 +91,8 @@ export class McpTelemetry {
     exchange.target = target;
     const ambient = propagation.extract(context.active(), req.headers);
     const meta = message.params?._meta;
-    const fromMeta = isPlainObject(meta) && typeof meta.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, meta) : undefined;
+    const fromMeta =
+      isPlainObject(meta) && typeof meta.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, meta) : undefined;
     const metaParent = fromMeta && trace.getSpanContext(fromMeta);
     // mcp.md, "Context propagation": the _meta context is the parent; the transport's is linked.
     const parent = metaParent ? fromMeta! : ambient;
@@ -109,12 +111,16 @@ export class McpTelemetry {
     if (span.isRecording()) {
       span.setAttributes({
         ...target.attributes,
-        ...(message.id !== undefined && message.id !== null ? { [sc.ATTR_JSONRPC_REQUEST_ID]: String(message.id) } : {}),
+        ...(message.id !== undefined && message.id !== null
+          ? { [sc.ATTR_JSONRPC_REQUEST_ID]: String(message.id) }
+          : {}),
         ...(target.uri ? { [sc.ATTR_MCP_RESOURCE_URI]: target.uri } : {}),
         [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
         [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
         [sc.ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-        ...(req.socket.remoteAddress ? { [sc.ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress, [sc.ATTR_CLIENT_PORT]: req.socket.remotePort ?? 0 } : {}),
+        ...(req.socket.remoteAddress
+          ? { [sc.ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress, [sc.ATTR_CLIENT_PORT]: req.socket.remotePort ?? 0 }
+          : {}),
       });
       exchange.span = span;
       exchange.context = trace.setSpan(parent, span);
@@ -144,28 +150,38 @@ export class McpTelemetry {
       ...(errorType ? { [sc.ATTR_ERROR_TYPE]: errorType } : {}),
       ...(outcome.rejection ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(outcome.rejection.code) } : {}),
     };
-    if (exchange.startedAt !== undefined) this.duration.record((performance.now() - exchange.startedAt) / 1000, attributes);
+    if (exchange.startedAt !== undefined)
+      this.duration.record((performance.now() - exchange.startedAt) / 1000, attributes);
     const span = exchange.span;
     if (!span) return;
     span.setAttributes({ ...attributes, [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: outcome.httpStatus ?? res.statusCode });
     if (outcome.error instanceof Error) span.recordException(outcome.error);
     // mcp.md: status ERROR when error.type is set, described by the JSON-RPC error message.
-    if (errorType) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.rejection?.message ?? (errorType === sc.TOOL_ERROR ? 'tool error' : undefined) });
+    if (errorType)
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: outcome.rejection?.message ?? (errorType === sc.TOOL_ERROR ? 'tool error' : undefined),
+      });
     span.end();
   }
 
   /** Only tools and prompts the module serves name spans and metric series (client-sent names are unbounded). */
-    private targetOf(method: string, params: Record<string, unknown> | undefined): McpTarget {
+  private targetOf(method: string, params: Record<string, unknown> | undefined): McpTarget {
     const name = typeof params?.name === 'string' ? params.name : undefined;
     if (method === 'tools/call' && name !== undefined) {
       const known = this.tools.get(name) !== undefined;
       return {
         name: known ? name : undefined,
-        attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', ...(known ? { [sc.ATTR_GEN_AI_TOOL_NAME]: name } : {}) },
+        attributes: {
+          [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
+          ...(known ? { [sc.ATTR_GEN_AI_TOOL_NAME]: name } : {}),
+        },
       };
     }
-    if (method === 'prompts/get' && name !== undefined && this.catalog.prompts.has(name)) return { name, attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name } };
-    if (method === 'resources/read' && typeof params?.uri === 'string') return { uri: params.uri.slice(0, 2048), attributes: {} };
+    if (method === 'prompts/get' && name !== undefined && this.catalog.prompts.has(name))
+      return { name, attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name } };
+    if (method === 'resources/read' && typeof params?.uri === 'string')
+      return { uri: params.uri.slice(0, 2048), attributes: {} };
     return { attributes: {} };
   }
 

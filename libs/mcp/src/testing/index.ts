@@ -30,14 +30,19 @@ export interface ModernRequestOptions {
 let nextId = 1;
 
 /** A 2026-07-28 request: the `_meta` envelope plus the headers that must mirror it. */
-export function modernRequest(method: string, params: Record<string, unknown> = {}, options: ModernRequestOptions = {}): McpTestRequest {
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: ModernRequestOptions = {},
+): McpTestRequest {
   const version = options.protocolVersion ?? MODERN_REVISION;
   const meta: Record<string, unknown> = {
     ...((params._meta as Record<string, unknown>) ?? {}),
     [META_PROTOCOL_VERSION]: version,
     [META_CLIENT_CAPABILITIES]: options.capabilities ?? {},
   };
-  if (options.clientInfo !== null) meta[META_CLIENT_INFO] = options.clientInfo ?? { name: 'test-client', version: '1.0.0' };
+  if (options.clientInfo !== null)
+    meta[META_CLIENT_INFO] = options.clientInfo ?? { name: 'test-client', version: '1.0.0' };
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     Accept: 'application/json, text/event-stream',
@@ -45,7 +50,13 @@ export function modernRequest(method: string, params: Record<string, unknown> = 
     'Mcp-Method': method,
   };
   const name =
-    method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
+    method === 'resources/read'
+      ? params.uri
+      : method === 'tools/call' || method === 'prompts/get'
+        ? params.name
+        : method.startsWith('tasks/')
+          ? params.taskId
+          : undefined;
   if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
   const body: McpTestRequest['body'] = { jsonrpc: '2.0', method, params: { ...params, _meta: meta } };
   if (!options.notification) body.id = options.id ?? nextId++;
@@ -58,7 +69,10 @@ export function legacyRequest(
   params: Record<string, unknown> = {},
   options: { id?: string | number; protocolVersion?: string | null; notification?: boolean } = {},
 ): McpTestRequest {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  };
   const version = options.protocolVersion === undefined ? '2025-06-18' : options.protocolVersion;
   if (version !== null) headers['MCP-Protocol-Version'] = version;
   const body: McpTestRequest['body'] = { jsonrpc: '2.0', method, params };
@@ -67,6 +81,9 @@ export function legacyRequest(
 }
 
 /** The 2025 handshake's `initialize` request (sent without a version header, as clients do). */
-export function legacyInitialize(protocolVersion = '2025-06-18', clientInfo = { name: 'test-client', version: '1.0.0' }): McpTestRequest {
+export function legacyInitialize(
+  protocolVersion = '2025-06-18',
+  clientInfo = { name: 'test-client', version: '1.0.0' },
+): McpTestRequest {
   return legacyRequest('initialize', { protocolVersion, capabilities: {}, clientInfo }, { protocolVersion: null });
 }

@@ -88,15 +88,21 @@ class BadTemplate {
 
 describe('bootstrap checks', () => {
   it('a duplicate resource URI names both places', async () => {
-    await expect(boot([DocsA, DocsB])).rejects.toThrow("@McpResource uri 'test://doc' is declared twice: on DocsA.doc and on DocsB.doc");
+    await expect(boot([DocsA, DocsB])).rejects.toThrow(
+      "@McpResource uri 'test://doc' is declared twice: on DocsA.doc and on DocsB.doc",
+    );
   });
 
   it('a duplicate prompt name names both places', async () => {
-    await expect(boot([DocsA, PromptsB])).rejects.toThrow("@McpPrompt name 'ask' is declared twice: on DocsA.ask and on PromptsB.again");
+    await expect(boot([DocsA, PromptsB])).rejects.toThrow(
+      "@McpPrompt name 'ask' is declared twice: on DocsA.ask and on PromptsB.again",
+    );
   });
 
   it('a template variable without a matching argument is refused', async () => {
-    await expect(boot([BadTemplate])).rejects.toThrow(/BadTemplate\.read: URI variable\(s\) of test:\/\/x\/\{id\} need @McpArg parameter\(s\) id/);
+    await expect(boot([BadTemplate])).rejects.toThrow(
+      /BadTemplate\.read: URI variable\(s\) of test:\/\/x\/\{id\} need @McpArg parameter\(s\) id/,
+    );
   });
 
   it('a duplicate tool name names both places', async () => {

@@ -31,15 +31,32 @@ describe.each(ERAS)('%s era', (era, build) => {
       items.push(...(result[key] as Record<string, unknown>[]));
       cursor = result.nextCursor as string | undefined;
       if (era === '2025') expect(result).not.toHaveProperty('ttlMs');
-      else expect(result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private', _meta: { [SERVER_INFO_KEY]: expect.any(Object) } });
+      else
+        expect(result).toMatchObject({
+          resultType: 'complete',
+          ttlMs: 0,
+          cacheScope: 'private',
+          _meta: { [SERVER_INFO_KEY]: expect.any(Object) },
+        });
     } while (cursor);
     return items;
   }
 
   it('resources/list pages the visible fixed resources', async () => {
     const admin = await all('resources/list', 'resources');
-    expect(admin.map((r) => r.uri)).toEqual(['test://readme', 'test://logo.png', 'test://secret-report', 'test://write-log']);
-    expect(admin[0]).toEqual({ uri: 'test://readme', name: 'readme', title: 'Readme', description: 'Plain text.', mimeType: 'text/plain' });
+    expect(admin.map((r) => r.uri)).toEqual([
+      'test://readme',
+      'test://logo.png',
+      'test://secret-report',
+      'test://write-log',
+    ]);
+    expect(admin[0]).toEqual({
+      uri: 'test://readme',
+      name: 'readme',
+      title: 'Readme',
+      description: 'Plain text.',
+      mimeType: 'text/plain',
+    });
     const viewer = await all('resources/list', 'resources', 'viewer-token');
     expect(viewer.map((r) => r.uri)).toEqual(['test://readme', 'test://logo.png']);
   });
@@ -57,7 +74,9 @@ describe.each(ERAS)('%s era', (era, build) => {
     const blob = expectRpcResult(await send('resources/read', { uri: 'test://logo.png' }), 'x');
     expect(blob.contents).toEqual([{ uri: 'test://logo.png', mimeType: 'image/png', blob: 'iVBORw==' }]);
     const note = expectRpcResult(await send('resources/read', { uri: 'test://notes/n2' }), 'x');
-    expect(note.contents).toEqual([{ uri: 'test://notes/n2', mimeType: 'application/json', text: '{"data":{"id":"n2","text":"Second note"}}' }]);
+    expect(note.contents).toEqual([
+      { uri: 'test://notes/n2', mimeType: 'application/json', text: '{"data":{"id":"n2","text":"Second note"}}' },
+    ]);
   });
 
   it.each(['test://notes/zz', 'test://nothing', 'test://notes/a%2Fb', 'test://notes/', 'test://secret-report'])(
@@ -78,9 +97,20 @@ describe.each(ERAS)('%s era', (era, build) => {
   it('prompts/list and prompts/get with and without arguments', async () => {
     const prompts = await all('prompts/list', 'prompts');
     expect(prompts.map((p) => p.name)).toEqual(['summarize_note', 'greeting', 'pick_number', 'personal_prompt']);
-    expect(prompts[0]).toMatchObject({ arguments: [{ name: 'note_id', required: true }, { name: 'style', required: false }] });
-    const got = expectRpcResult(await send('prompts/get', { name: 'summarize_note', arguments: { note_id: 'n1', style: 'long' } }), 'x');
-    expect(got).toMatchObject({ description: 'Summary of n1', messages: [{ role: 'user', content: { type: 'text', text: 'Summarize (long): First note' } }] });
+    expect(prompts[0]).toMatchObject({
+      arguments: [
+        { name: 'note_id', required: true },
+        { name: 'style', required: false },
+      ],
+    });
+    const got = expectRpcResult(
+      await send('prompts/get', { name: 'summarize_note', arguments: { note_id: 'n1', style: 'long' } }),
+      'x',
+    );
+    expect(got).toMatchObject({
+      description: 'Summary of n1',
+      messages: [{ role: 'user', content: { type: 'text', text: 'Summarize (long): First note' } }],
+    });
     const plain = expectRpcResult(await send('prompts/get', { name: 'greeting' }), 'x');
     expect(plain.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello.' } }]);
   });
@@ -98,11 +128,29 @@ describe.each(ERAS)('%s era', (era, build) => {
   });
 
   it('completion/complete: provider by prefix, enums, at most 100 values with total and hasMore', async () => {
-    const ids = expectRpcResult(await send('completion/complete', { ref: { type: 'ref/resource', uri: 'test://notes/{id}' }, argument: { name: 'id', value: 'n' } }), 'x');
+    const ids = expectRpcResult(
+      await send('completion/complete', {
+        ref: { type: 'ref/resource', uri: 'test://notes/{id}' },
+        argument: { name: 'id', value: 'n' },
+      }),
+      'x',
+    );
     expect(ids).toMatchObject({ completion: { values: ['n1', 'n2'], total: 2, hasMore: false } });
-    const styles = expectRpcResult(await send('completion/complete', { ref: { type: 'ref/prompt', name: 'summarize_note' }, argument: { name: 'style', value: 'sh' } }), 'x');
+    const styles = expectRpcResult(
+      await send('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'summarize_note' },
+        argument: { name: 'style', value: 'sh' },
+      }),
+      'x',
+    );
     expect(styles).toMatchObject({ completion: { values: ['short', 'shouty'], total: 2, hasMore: false } });
-    const many = expectRpcResult(await send('completion/complete', { ref: { type: 'ref/prompt', name: 'pick_number' }, argument: { name: 'n', value: '' } }), 'x');
+    const many = expectRpcResult(
+      await send('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'pick_number' },
+        argument: { name: 'n', value: '' },
+      }),
+      'x',
+    );
     expect((many.completion as { values: string[] }).values).toHaveLength(100);
     expect(many.completion).toMatchObject({ total: 150, hasMore: true });
     if (era === '2025') expect(many).not.toHaveProperty('resultType');
@@ -124,9 +172,18 @@ describe('Mcp-Name for resources/read and prompts/get (2026)', () => {
     ['prompts/get', { name: 'greeting' }],
   ])('%s: a matching Mcp-Name passes, another one answers 400 -32020', async (method, params) => {
     const r = modernRequest(method, params, { id: 1 });
-    const ok = await request(t.server).post('/mcp').set(r.headers).set('Authorization', 'Bearer admin-token').send(r.body);
+    const ok = await request(t.server)
+      .post('/mcp')
+      .set(r.headers)
+      .set('Authorization', 'Bearer admin-token')
+      .send(r.body);
     expectRpcResult(ok, 1);
-    const bad = await request(t.server).post('/mcp').set(r.headers).set('Mcp-Name', 'test://other').set('Authorization', 'Bearer admin-token').send(r.body);
+    const bad = await request(t.server)
+      .post('/mcp')
+      .set(r.headers)
+      .set('Mcp-Name', 'test://other')
+      .set('Authorization', 'Bearer admin-token')
+      .send(r.body);
     expectRpcError(bad, 400, -32020, 1);
   });
 });

@@ -1,10 +1,26 @@
-import { type CanActivate, type ExecutionContext, Injectable, type INestApplication, Module, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  type INestApplication,
+  Module,
+  NotFoundException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { IsString, Matches, MaxLength } from 'class-validator';
-import { InMemoryStateStore, McpArg, McpInput, McpModule, type McpModuleOptions, type McpPrincipal, McpTool } from '@kobana/nest-mcp';
+import {
+  InMemoryStateStore,
+  McpArg,
+  McpInput,
+  McpModule,
+  type McpModuleOptions,
+  type McpPrincipal,
+  McpTool,
+} from '@kobana/nest-mcp';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { approvalPath, decide } from '../../../../test/support/approvals.js';
 import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
@@ -42,7 +58,13 @@ class LedgerService {
   readonly voided: string[] = [];
   preflights = 0;
 
-  @McpTool({ name: 'entries_void', title: 'Void an entry', description: 'Voids a ledger entry.', annotations: { destructiveHint: true }, preflight: 'exists' })
+  @McpTool({
+    name: 'entries_void',
+    title: 'Void an entry',
+    description: 'Voids a ledger entry.',
+    annotations: { destructiveHint: true },
+    preflight: 'exists',
+  })
   void(@McpArg('entry_id', { validators: [IsString(), Matches(/^e\d+$/)] }) id: string, @McpInput() dto: VoidDto) {
     this.voided.push(`${id}:${dto.note.length}`);
     return { voided: id };
@@ -65,9 +87,20 @@ class RecordingStore extends InMemoryStateStore {
   }
 }
 
-async function boot(options: Partial<McpModuleOptions>, guards: (typeof TokenGuard)[] = [TokenGuard]): Promise<INestApplication> {
+async function boot(
+  options: Partial<McpModuleOptions>,
+  guards: (typeof TokenGuard)[] = [TokenGuard],
+): Promise<INestApplication> {
   @Module({
-    imports: [McpModule.forRoot({ serverInfo: { name: 'ledger', version: '1' }, guards, publicBaseUrl: 'http://localhost:3000', validation: { transform: true, whitelist: true, forbidNonWhitelisted: true }, ...options })],
+    imports: [
+      McpModule.forRoot({
+        serverInfo: { name: 'ledger', version: '1' },
+        guards,
+        publicBaseUrl: 'http://localhost:3000',
+        validation: { transform: true, whitelist: true, forbidNonWhitelisted: true },
+        ...options,
+      }),
+    ],
     providers: [LedgerService],
   })
   class LedgerApp {}
@@ -83,7 +116,11 @@ let ledger: LedgerService;
 
 beforeAll(async () => {
   store = new RecordingStore();
-  app = await boot({ stateStore: store, approvals: { maxPendingPerPrincipal: 3 }, rateLimits: { general: false, writes: false, failedAuth: false } });
+  app = await boot({
+    stateStore: store,
+    approvals: { maxPendingPerPrincipal: 3 },
+    rateLimits: { general: false, writes: false, failedAuth: false },
+  });
   server = app.getHttpServer() as Server;
   ledger = app.get(LedgerService);
 });
@@ -94,16 +131,28 @@ const call = (args: Record<string, unknown>, token = 'ana-token') => {
   return request(server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
 };
 const withForm = (args: Record<string, unknown>) => {
-  const r = modernRequest('tools/call', { name: 'entries_void', arguments: args }, { id: 'v', capabilities: { elicitation: {} } });
+  const r = modernRequest(
+    'tools/call',
+    { name: 'entries_void', arguments: args },
+    { id: 'v', capabilities: { elicitation: {} } },
+  );
   return request(server).post('/mcp').set(r.headers).set('Authorization', 'Bearer ana-token').send(r.body);
 };
 const withUrl = (args: Record<string, unknown>) => {
-  const r = modernRequest('tools/call', { name: 'entries_void', arguments: args }, { id: 'v', capabilities: { elicitation: { url: {} } } });
+  const r = modernRequest(
+    'tools/call',
+    { name: 'entries_void', arguments: args },
+    { id: 'v', capabilities: { elicitation: { url: {} } } },
+  );
   return request(server).post('/mcp').set(r.headers).set('Authorization', 'Bearer ana-token').send(r.body);
 };
 const bodyOf = (res: request.Response) => {
   const result = expectRpcResult(res, 'v');
-  return { isError: result.isError === true, body: JSON.parse((result.content as { text: string }[])[0]!.text), result };
+  return {
+    isError: result.isError === true,
+    body: JSON.parse((result.content as { text: string }[])[0]!.text),
+    result,
+  };
 };
 
 describe('validation and preflight come before any confirmation', () => {
@@ -159,8 +208,12 @@ describe('what an approval keeps', () => {
     expect(page.text.length).toBeLessThan(10_000);
     // The digest still binds the exact call: approved, the retry with the whole argument runs it.
     await decide(server, first.body.error.approval_url, 'approve');
-    expect(bodyOf(await call({ entry_id: 'e2', note: `${'n'.repeat(899_999)}m` }, 'bea-token')).body.error.code).toBe('approval_required');
-    expect(bodyOf(await call({ entry_id: 'e2', note: 'n'.repeat(900_000) }, 'bea-token')).body).toEqual({ voided: 'e2' });
+    expect(bodyOf(await call({ entry_id: 'e2', note: `${'n'.repeat(899_999)}m` }, 'bea-token')).body.error.code).toBe(
+      'approval_required',
+    );
+    expect(bodyOf(await call({ entry_id: 'e2', note: 'n'.repeat(900_000) }, 'bea-token')).body).toEqual({
+      voided: 'e2',
+    });
     expect(ledger.voided).toEqual(['e2:900000']);
   });
 });
@@ -169,18 +222,30 @@ describe('asking again while an approval is pending', () => {
   it('2025 / no elicitation: a fresh link; the old link stops working for the page and the buttons', async () => {
     const first = bodyOf(await call({ entry_id: 'e3', note: 'x' })).body.error;
     const again = bodyOf(await call({ entry_id: 'e3', note: 'x' })).body.error;
-    expect(again).toMatchObject({ code: 'approval_pending', approval_id: first.approval_id, expires_at: first.expires_at });
+    expect(again).toMatchObject({
+      code: 'approval_pending',
+      approval_id: first.approval_id,
+      expires_at: first.expires_at,
+    });
     expect(again.approval_url).not.toBe(first.approval_url);
     expect(again.message).toContain(again.approval_url);
     expect((await request(server).get(approvalPath(first.approval_url))).status).toBe(404);
-    expect((await request(server).post(approvalPath(first.approval_url)).type('form').send({ decision: 'approve', csrf: 'x' })).status).toBe(404);
+    expect(
+      (
+        await request(server)
+          .post(approvalPath(first.approval_url))
+          .type('form')
+          .send({ decision: 'approve', csrf: 'x' })
+      ).status,
+    ).toBe(404);
     expect((await decide(server, again.approval_url, 'approve')).status).toBe(200);
     expect(bodyOf(await call({ entry_id: 'e3', note: 'x' })).body).toEqual({ voided: 'e3' });
   });
 
   it('2026 with URL elicitation only: a second call without its state gets a fresh link, not a second approval', async () => {
     const approvals = store.approvals();
-    const ask = (res: request.Response) => (expectRpcResult(res, 'v').inputRequests as Record<string, { params: { url: string } }>).approval!.params.url;
+    const ask = (res: request.Response) =>
+      (expectRpcResult(res, 'v').inputRequests as Record<string, { params: { url: string } }>).approval!.params.url;
     const first = ask(await withUrl({ entry_id: 'e4', note: 'x' }));
     const second = ask(await withUrl({ entry_id: 'e4', note: 'x' }));
     expect(second).not.toBe(first);
@@ -192,10 +257,22 @@ describe('asking again while an approval is pending', () => {
 
 describe('a cap on pending approvals per caller', () => {
   it('past the cap nothing new is stored; another caller is unaffected; deciding one makes room', async () => {
-    const capped = await boot({ stateStore: new InMemoryStateStore(), approvals: { maxPendingPerPrincipal: 2 }, rateLimits: { general: false, writes: false, failedAuth: false } });
+    const capped = await boot({
+      stateStore: new InMemoryStateStore(),
+      approvals: { maxPendingPerPrincipal: 2 },
+      rateLimits: { general: false, writes: false, failedAuth: false },
+    });
     const send = (id: string, token = 'ana-token') => {
-      const r = legacyRequest('tools/call', { name: 'entries_void', arguments: { entry_id: id, note: 'x' } }, { id: 'v' });
-      return request(capped.getHttpServer()).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
+      const r = legacyRequest(
+        'tools/call',
+        { name: 'entries_void', arguments: { entry_id: id, note: 'x' } },
+        { id: 'v' },
+      );
+      return request(capped.getHttpServer())
+        .post('/mcp')
+        .set(r.headers)
+        .set('Authorization', `Bearer ${token}`)
+        .send(r.body);
     };
     try {
       const one = bodyOf(await send('e1')).body.error;
@@ -219,13 +296,19 @@ describe('a cap on pending approvals per caller', () => {
 
 describe('confirmation needs a caller', () => {
   it('refuses to start with destructive tools to confirm and no authentication declared, saying what to do', async () => {
-    await expect(boot({}, [])).rejects.toThrow(/entries_void on LedgerService\.void.*no authentication is declared.*guards.*destructiveTools: 'refuse'/s);
+    await expect(boot({}, [])).rejects.toThrow(
+      /entries_void on LedgerService\.void.*no authentication is declared.*guards.*destructiveTools: 'refuse'/s,
+    );
   });
 
   it("starts when told not to confirm over MCP ('refuse'), and then never runs the tool", async () => {
     const refusing = await boot({ destructiveTools: 'refuse' }, []);
     try {
-      const r = legacyRequest('tools/call', { name: 'entries_void', arguments: { entry_id: 'e5', note: 'x' } }, { id: 'v' });
+      const r = legacyRequest(
+        'tools/call',
+        { name: 'entries_void', arguments: { entry_id: 'e5', note: 'x' } },
+        { id: 'v' },
+      );
       const res = await request(refusing.getHttpServer()).post('/mcp').set(r.headers).send(r.body);
       expect(bodyOf(res).body.error.code).toBe('confirmation_required');
       expect(refusing.get(LedgerService).voided).toEqual([]);
@@ -235,12 +318,24 @@ describe('confirmation needs a caller', () => {
   });
 
   it('with a principal() that finds nobody, the call is refused, never confirmed as a shared "anonymous"', async () => {
-    const open = await boot({ principal: (req) => (req.headers['x-user'] ? { subject: String(req.headers['x-user']), scopes: [] } : undefined) }, []);
+    const open = await boot(
+      {
+        principal: (req) =>
+          req.headers['x-user'] ? { subject: String(req.headers['x-user']), scopes: [] } : undefined,
+      },
+      [],
+    );
     try {
-      const r = legacyRequest('tools/call', { name: 'entries_void', arguments: { entry_id: 'e5', note: 'x' } }, { id: 'v' });
+      const r = legacyRequest(
+        'tools/call',
+        { name: 'entries_void', arguments: { entry_id: 'e5', note: 'x' } },
+        { id: 'v' },
+      );
       const nobody = bodyOf(await request(open.getHttpServer()).post('/mcp').set(r.headers).send(r.body));
       expect(nobody.body.error.code).toBe('confirmation_unavailable');
-      const someone = bodyOf(await request(open.getHttpServer()).post('/mcp').set(r.headers).set('X-User', 'carla').send(r.body));
+      const someone = bodyOf(
+        await request(open.getHttpServer()).post('/mcp').set(r.headers).set('X-User', 'carla').send(r.body),
+      );
       expect(someone.body.error.code).toBe('approval_required');
     } finally {
       await open.close();
@@ -251,9 +346,21 @@ describe('confirmation needs a caller', () => {
 describe('one JSON depth limit at the door', () => {
   // The body is written by hand: a client's own JSON.stringify cannot write 5,000 levels.
   const send = (deep: number) => {
-    const r = legacyRequest('tools/call', { name: 'entries_void', arguments: { entry_id: 'e1', note: 'x' } }, { id: 'v' });
-    const text = JSON.stringify(r.body).replace('"note":"x"', `"note":"x","deep":${'{"a":'.repeat(deep)}"x"${'}'.repeat(deep)}`);
-    return request(server).post('/mcp').set(r.headers).set('Authorization', 'Bearer ana-token').set('Content-Type', 'application/json').send(text);
+    const r = legacyRequest(
+      'tools/call',
+      { name: 'entries_void', arguments: { entry_id: 'e1', note: 'x' } },
+      { id: 'v' },
+    );
+    const text = JSON.stringify(r.body).replace(
+      '"note":"x"',
+      `"note":"x","deep":${'{"a":'.repeat(deep)}"x"${'}'.repeat(deep)}`,
+    );
+    return request(server)
+      .post('/mcp')
+      .set(r.headers)
+      .set('Authorization', 'Bearer ana-token')
+      .set('Content-Type', 'application/json')
+      .send(text);
   };
 
   it('64 levels in all pass the door; 65 and 5,000 answer 400 -32600 naming the limit', async () => {
@@ -265,7 +372,10 @@ describe('one JSON depth limit at the door', () => {
     for (const levels of [62, 5_000]) {
       const res = await send(levels);
       expectRpcError(res, 400, -32600, null);
-      expect(res.body.error).toMatchObject({ message: 'Invalid Request: JSON nested deeper than 64 levels', data: { max_depth: 64 } });
+      expect(res.body.error).toMatchObject({
+        message: 'Invalid Request: JSON nested deeper than 64 levels',
+        data: { max_depth: 64 },
+      });
     }
     const brackets = await request(server)
       .post('/mcp')

@@ -16,8 +16,17 @@ afterAll(() => t.app.close());
 beforeEach(() => t.notes.reset());
 
 const del = (noteId: string) => ({ name: 'notes_delete', arguments: { note_id: noteId } });
-const modern = (params: Record<string, unknown>, capabilities: Record<string, unknown>, token = 'admin-token', server = t.server) => {
-  const r = modernRequest('tools/call', params, { id: 'd', capabilities, clientInfo: { name: 'Claude Test', version: '1' } });
+const modern = (
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown>,
+  token = 'admin-token',
+  server = t.server,
+) => {
+  const r = modernRequest('tools/call', params, {
+    id: 'd',
+    capabilities,
+    clientInfo: { name: 'Claude Test', version: '1' },
+  });
   return request(server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
 };
 const legacy = (params: Record<string, unknown>, token = 'admin-token', server = t.server) => {
@@ -34,13 +43,22 @@ describe('2026 with form elicitation: confirmation in the chat', () => {
   it('asks, runs once on accept, and a replayed retry does not run again', async () => {
     const ask = expectRpcResult(await modern(del('n1'), { elicitation: {} }), 'd');
     expect(ask.resultType).toBe('input_required');
-    const request = (ask.inputRequests as Record<string, { method: string; params: { message: string; requestedSchema: object } }>).confirm!;
+    const request = (
+      ask.inputRequests as Record<string, { method: string; params: { message: string; requestedSchema: object } }>
+    ).confirm!;
     expect(request.method).toBe('elicitation/create');
     expect(request.params.message).toContain('Delete a note');
-    expect(request.params.requestedSchema).toMatchObject({ properties: { confirm: { type: 'boolean' } }, required: ['confirm'] });
+    expect(request.params.requestedSchema).toMatchObject({
+      properties: { confirm: { type: 'boolean' } },
+      required: ['confirm'],
+    });
     expect(t.notes.deleted).toEqual([]);
 
-    const retry = { ...del('n1'), requestState: ask.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
+    const retry = {
+      ...del('n1'),
+      requestState: ask.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    };
     const ran = expectRpcResult(await modern(retry, { elicitation: {} }), 'd');
     expect(ran.resultType).toBe('complete');
     expect(ran.isError).toBeUndefined();
@@ -55,7 +73,10 @@ describe('2026 with form elicitation: confirmation in the chat', () => {
     ['confirm: false', { action: 'accept', content: { confirm: false } }],
   ])('%s runs nothing', async (_what, answer) => {
     const ask = expectRpcResult(await modern(del('n2'), { elicitation: { form: {} } }), 'd');
-    const res = await modern({ ...del('n2'), requestState: ask.requestState, inputResponses: { confirm: answer } }, { elicitation: {} });
+    const res = await modern(
+      { ...del('n2'), requestState: ask.requestState, inputResponses: { confirm: answer } },
+      { elicitation: {} },
+    );
     expect(errorOf(res).code).toBe('confirmation_declined');
     expect(t.notes.deleted).toEqual([]);
   });
@@ -63,13 +84,30 @@ describe('2026 with form elicitation: confirmation in the chat', () => {
   it("a state for other arguments or another person's state does not run", async () => {
     const ask = expectRpcResult(await modern(del('n1'), { elicitation: {} }), 'd');
     const yes = { confirm: { action: 'accept', content: { confirm: true } } };
-    expectRpcError(await modern({ ...del('n2'), requestState: ask.requestState, inputResponses: yes }, { elicitation: {} }), 200, -32602, 'd');
-    expectRpcError(await modern({ ...del('n1'), requestState: ask.requestState, inputResponses: yes }, { elicitation: {} }, 'admin2-token'), 200, -32602, 'd');
+    expectRpcError(
+      await modern({ ...del('n2'), requestState: ask.requestState, inputResponses: yes }, { elicitation: {} }),
+      200,
+      -32602,
+      'd',
+    );
+    expectRpcError(
+      await modern(
+        { ...del('n1'), requestState: ask.requestState, inputResponses: yes },
+        { elicitation: {} },
+        'admin2-token',
+      ),
+      200,
+      -32602,
+      'd',
+    );
     expect(t.notes.deleted).toEqual([]);
   });
 
   it('answers without the state prove nothing: it asks again', async () => {
-    const res = await modern({ ...del('n1'), inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }, { elicitation: {} });
+    const res = await modern(
+      { ...del('n1'), inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } },
+      { elicitation: {} },
+    );
     expect(expectRpcResult(res, 'd').resultType).toBe('input_required');
     expect(t.notes.deleted).toEqual([]);
   });
@@ -89,13 +127,21 @@ describe.each([
 
   it('approval → Continue → the retry runs once; the link cannot be used twice', async () => {
     const first = errorOf(await call(del(n1)));
-    expect(first).toMatchObject({ code: 'approval_required', approval_id: expect.any(String), approval_url: expect.stringMatching(/^http:\/\/localhost:3000\/mcp\/approvals\/[A-Za-z0-9_-]{40,}$/) });
+    expect(first).toMatchObject({
+      code: 'approval_required',
+      approval_id: expect.any(String),
+      approval_url: expect.stringMatching(/^http:\/\/localhost:3000\/mcp\/approvals\/[A-Za-z0-9_-]{40,}$/),
+    });
     expect(Date.parse(first.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(first.message).toContain(first.approval_url);
 
     // Asking again while it is pending gives a fresh link (a client may have lost it); the old one stops working.
     const pending = errorOf(await call(del(n1)));
-    expect(pending).toMatchObject({ code: 'approval_pending', approval_id: first.approval_id, approval_url: expect.stringMatching(/\/mcp\/approvals\/[A-Za-z0-9_-]{40,}$/) });
+    expect(pending).toMatchObject({
+      code: 'approval_pending',
+      approval_id: first.approval_id,
+      approval_url: expect.stringMatching(/\/mcp\/approvals\/[A-Za-z0-9_-]{40,}$/),
+    });
     expect(pending.approval_url).not.toBe(first.approval_url);
     expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(404);
     const link = pending.approval_url as string;
@@ -142,7 +188,10 @@ describe.each([
       const expired = await request(t.server).get(approvalPath(first.approval_url));
       expect(expired.status).toBe(410);
       expect(expired.text).toContain('This link has expired');
-      const pressed = await request(t.server).post(approvalPath(first.approval_url)).type('form').send({ csrf, decision: 'approve' });
+      const pressed = await request(t.server)
+        .post(approvalPath(first.approval_url))
+        .type('form')
+        .send({ csrf, decision: 'approve' });
       expect(pressed.status).toBe(410);
       expect(errorOf(await call(del(n1))).code).toBe('approval_required');
     } finally {
@@ -172,12 +221,20 @@ describe.each([
 describe('the approval page', () => {
   it('GET changes nothing and a cross-site POST without the token is refused', async () => {
     const first = errorOf(await legacy(del('page-n1')));
-    for (let i = 0; i < 3; i++) expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(200);
     const pending = errorOf(await legacy(del('page-n1')));
     expect(pending.code).toBe('approval_pending');
-    const forged = await request(t.server).post(approvalPath(pending.approval_url)).set('Origin', 'https://evil.example').type('form').send({ decision: 'approve' });
+    const forged = await request(t.server)
+      .post(approvalPath(pending.approval_url))
+      .set('Origin', 'https://evil.example')
+      .type('form')
+      .send({ decision: 'approve' });
     expect(forged.status).toBe(403);
-    const wrong = await request(t.server).post(approvalPath(pending.approval_url)).type('form').send({ decision: 'approve', csrf: 'x'.repeat(32) });
+    const wrong = await request(t.server)
+      .post(approvalPath(pending.approval_url))
+      .type('form')
+      .send({ decision: 'approve', csrf: 'x'.repeat(32) });
     expect(wrong.status).toBe(403);
     expect(errorOf(await legacy(del('page-n1'))).code).toBe('approval_pending');
     expect((await request(t.server).get('/mcp/approvals/not-a-real-secret-at-all-0000000')).status).toBe(404);
@@ -187,12 +244,25 @@ describe('the approval page', () => {
 describe('2026 with URL elicitation only', () => {
   it('gets the approval link as a URL elicitation; the retry after Continue runs once', async () => {
     const ask = expectRpcResult(await modern(del('n1'), { elicitation: { url: {} } }), 'd');
-    const approval = (ask.inputRequests as Record<string, { params: { mode: string; url: string; message: string } }>).approval!;
+    const approval = (ask.inputRequests as Record<string, { params: { mode: string; url: string; message: string } }>)
+      .approval!;
     expect(approval.params).toMatchObject({ mode: 'url', url: expect.stringMatching(/\/mcp\/approvals\//) });
-    const pending = expectRpcResult(await modern({ ...del('n1'), requestState: ask.requestState, inputResponses: { approval: { action: 'accept' } } }, { elicitation: { url: {} } }), 'd');
+    const pending = expectRpcResult(
+      await modern(
+        { ...del('n1'), requestState: ask.requestState, inputResponses: { approval: { action: 'accept' } } },
+        { elicitation: { url: {} } },
+      ),
+      'd',
+    );
     expect(pending.resultType).toBe('input_required');
     await decide(t.server, approval.params.url, 'approve');
-    const ran = expectRpcResult(await modern({ ...del('n1'), requestState: pending.requestState, inputResponses: { approval: { action: 'accept' } } }, { elicitation: { url: {} } }), 'd');
+    const ran = expectRpcResult(
+      await modern(
+        { ...del('n1'), requestState: pending.requestState, inputResponses: { approval: { action: 'accept' } } },
+        { elicitation: { url: {} } },
+      ),
+      'd',
+    );
     expect(ran.isError).toBeUndefined();
     expect(t.notes.deleted).toEqual(['n1']);
   });
@@ -213,8 +283,14 @@ requires(await redis()).describe('two app instances sharing Redis and the state 
       expect(a.notes.deleted).toEqual([]);
 
       const ask = expectRpcResult(await modern(del('n2'), { elicitation: {} }, 'admin-token', a.server), 'd');
-      const retry = { ...del('n2'), requestState: ask.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
-      expect(expectRpcResult(await modern(retry, { elicitation: {} }, 'admin-token', b.server), 'd').isError).toBeUndefined();
+      const retry = {
+        ...del('n2'),
+        requestState: ask.requestState,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      };
+      expect(
+        expectRpcResult(await modern(retry, { elicitation: {} }, 'admin-token', b.server), 'd').isError,
+      ).toBeUndefined();
       expectRpcError(await modern(retry, { elicitation: {} }, 'admin-token', a.server), 200, -32602, 'd');
       expect([...a.notes.deleted, ...b.notes.deleted]).toEqual(['n1', 'n2']);
     } finally {

@@ -14,7 +14,10 @@ import { expectRpcError, expectRpcResult, SEED_413_BODY } from '../../../../test
  */
 const HOSTS: [string, (app: INestApplication) => void][] = [
   ["Nest's default body parser", () => undefined],
-  ['express.json() and express.text() added by the host', (app) => app.use(express.json({ limit: '10kb' }), express.text({ type: '*/*' }))],
+  [
+    'express.json() and express.text() added by the host',
+    (app) => app.use(express.json({ limit: '10kb' }), express.text({ type: '*/*' })),
+  ],
 ];
 
 describe.each(HOSTS)('%s', (_name, configure) => {
@@ -34,7 +37,12 @@ describe.each(HOSTS)('%s', (_name, configure) => {
 
   it('broken JSON answers 400 -32700 with a null id', async () => {
     const r = modernRequest('server/discover');
-    expectRpcError(await post(r).set('Content-Type', 'application/json').send('{"jsonrpc":"2.0","id":1,'), 400, -32700, null);
+    expectRpcError(
+      await post(r).set('Content-Type', 'application/json').send('{"jsonrpc":"2.0","id":1,'),
+      400,
+      -32700,
+      null,
+    );
   });
 
   it('broken JSON without credentials answers 401: authentication still comes before the parse (rung 3)', async () => {
@@ -44,19 +52,27 @@ describe.each(HOSTS)('%s', (_name, configure) => {
   });
 
   it('a chunked body over 1 MiB is cut off with the seed 413 body', async () => {
-    const res = await rawPost(`${url}/mcp`, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...auth }, async (write, end) => {
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
-        if (!(await write(chunk))) return;
-      }
-      end();
-    });
+    const res = await rawPost(
+      `${url}/mcp`,
+      { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...auth },
+      async (write, end) => {
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) {
+          if (!(await write(chunk))) return;
+        }
+        end();
+      },
+    );
     expect(res.status).toBe(413);
     expect(res.body).toBe(SEED_413_BODY);
   });
 
   it('a declared Content-Length over 1 MiB gets the seed 413 body', async () => {
-    const res = await rawPost(`${url}/mcp`, { 'Content-Type': 'application/json', 'Content-Length': String(1_048_577), ...auth }, () => undefined);
+    const res = await rawPost(
+      `${url}/mcp`,
+      { 'Content-Type': 'application/json', 'Content-Length': String(1_048_577), ...auth },
+      () => undefined,
+    );
     expect(res.status).toBe(413);
     expect(res.body).toBe(SEED_413_BODY);
   });
@@ -64,7 +80,9 @@ describe.each(HOSTS)('%s', (_name, configure) => {
   it("a 600 KB request is read whole: the host parser's smaller limit does not apply to the endpoint", async () => {
     const r = legacyInitialize();
     const json = JSON.stringify(r.body);
-    const res = await post(r).set('Content-Type', 'application/json').send(json + ' '.repeat(600_000));
+    const res = await post(r)
+      .set('Content-Type', 'application/json')
+      .send(json + ' '.repeat(600_000));
     expect(expectRpcResult(res, r.body.id!)).toHaveProperty('protocolVersion');
   });
 

@@ -19,7 +19,16 @@ class Catalog {
 }
 
 async function boot(options: Partial<McpModuleOptions>): Promise<{ app: INestApplication; base: string }> {
-  @Module({ imports: [McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, rateLimits: { general: false, writes: false, failedAuth: false }, ...options })], providers: [Catalog] })
+  @Module({
+    imports: [
+      McpModule.forRoot({
+        serverInfo: { name: 't', version: '1' },
+        rateLimits: { general: false, writes: false, failedAuth: false },
+        ...options,
+      }),
+    ],
+    providers: [Catalog],
+  })
   class AppModule {}
   const app = await NestFactory.create(AppModule, new StableExpressAdapter(), { logger: false, bodyParser: false });
   await app.listen(0, '127.0.0.1');
@@ -36,7 +45,12 @@ describe('subscriptions/listen in the module', () => {
   it('without subscription options: nothing advertised, listen is an unknown method (404 -32601)', async () => {
     const { app, base } = await boot({});
     try {
-      expect((await post(base, 'server/discover')).body.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {} });
+      expect((await post(base, 'server/discover')).body.result.capabilities).toEqual({
+        tools: {},
+        prompts: {},
+        resources: {},
+        completions: {},
+      });
       const listen = await post(base, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
       expect(listen.status).toBe(404);
       expect(listen.body.error.code).toBe(-32601);
@@ -63,7 +77,12 @@ describe('subscriptions/listen in the module', () => {
     });
 
     it('each stream hears only the kinds it asked for and the server offers', async () => {
-      const tools = await ListenStream.open(base, 'none', { toolsListChanged: true, resourcesListChanged: true }, 'tools');
+      const tools = await ListenStream.open(
+        base,
+        'none',
+        { toolsListChanged: true, resourcesListChanged: true },
+        'tools',
+      );
       const prompts = await ListenStream.open(base, 'none', { promptsListChanged: true }, 'prompts');
       try {
         expect((await tools.next(() => true, 'ack')).params.notifications).toEqual({ toolsListChanged: true });
@@ -76,10 +95,26 @@ describe('subscriptions/listen in the module', () => {
         await prompts.next((m) => m.method === 'notifications/prompts/list_changed', 'prompts/list_changed');
         // One more of each after, so that anything wrongly sent before would already be there.
         await events.toolsChanged();
-        await tools.next((m) => m.method === 'notifications/tools/list_changed', 'the second tools/list_changed', 20_000, 2);
-        expect(tools.messages.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'notifications/tools/list_changed']);
-        expect(prompts.messages.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/prompts/list_changed']);
-        expect(tools.messages[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'tools' } } });
+        await tools.next(
+          (m) => m.method === 'notifications/tools/list_changed',
+          'the second tools/list_changed',
+          20_000,
+          2,
+        );
+        expect(tools.messages.map((m) => m.method)).toEqual([
+          'notifications/subscriptions/acknowledged',
+          'notifications/tools/list_changed',
+          'notifications/tools/list_changed',
+        ]);
+        expect(prompts.messages.map((m) => m.method)).toEqual([
+          'notifications/subscriptions/acknowledged',
+          'notifications/prompts/list_changed',
+        ]);
+        expect(tools.messages[1]).toEqual({
+          jsonrpc: '2.0',
+          method: 'notifications/tools/list_changed',
+          params: { _meta: { [SUB]: 'tools' } },
+        });
       } finally {
         tools.close();
         prompts.close();
@@ -101,7 +136,11 @@ describe('subscriptions/listen in the module', () => {
       await stream.next(() => true, 'ack');
       await app.close();
       await stream.ended;
-      expect(stream.messages.at(-1)).toEqual({ jsonrpc: '2.0', id: 'closing', result: { resultType: 'complete', _meta: { [SUB]: 'closing' } } });
+      expect(stream.messages.at(-1)).toEqual({
+        jsonrpc: '2.0',
+        id: 'closing',
+        result: { resultType: 'complete', _meta: { [SUB]: 'closing' } },
+      });
     });
   });
 });
@@ -109,7 +148,12 @@ describe('subscriptions/listen in the module', () => {
 describe('subscriptions/listen with the event bus unreachable', () => {
   it('the app still starts and answers, and listen streams still open', async () => {
     const { RedisEventBus } = await import('@kobana/nest-mcp/redis');
-    const { app, base } = await boot({ subscriptions: { eventBus: new RedisEventBus('redis://127.0.0.1:1', 'x:', { timeoutMs: 300 }), toolsListChanged: true } });
+    const { app, base } = await boot({
+      subscriptions: {
+        eventBus: new RedisEventBus('redis://127.0.0.1:1', 'x:', { timeoutMs: 300 }),
+        toolsListChanged: true,
+      },
+    });
     try {
       expect((await post(base, 'server/discover')).body.result.capabilities.tools).toEqual({ listChanged: true });
       const stream = await ListenStream.open(base, 'none', { toolsListChanged: true }, 'down');

@@ -12,7 +12,12 @@ beforeAll(async () => {
 afterAll(() => t.app.close());
 
 const FORM = { elicitation: {} };
-const send = (method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = FORM, token = 'admin-token') => {
+const send = (
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = FORM,
+  token = 'admin-token',
+) => {
   const r = modernRequest(method, params, { id: 'r', capabilities });
   return request(t.server).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).send(r.body);
 };
@@ -23,13 +28,23 @@ describe('input_required', () => {
     const first = expectRpcResult(await send('tools/call', { name: 'ask_name', arguments: {} }), 'r');
     expect(first).toMatchObject({
       resultType: 'input_required',
-      inputRequests: { user_name: { method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: { type: 'object' } } } },
+      inputRequests: {
+        user_name: {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: 'What is your name?', requestedSchema: { type: 'object' } },
+        },
+      },
       requestState: expect.stringMatching(/^v1\./),
     });
     expect(first).not.toHaveProperty('ttlMs');
     expect(first).not.toHaveProperty('cacheScope');
     const second = expectRpcResult(
-      await send('tools/call', { name: 'ask_name', arguments: {}, requestState: first.requestState, inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } } }),
+      await send('tools/call', {
+        name: 'ask_name',
+        arguments: {},
+        requestState: first.requestState,
+        inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+      }),
       'r',
     );
     expect(second.resultType).toBe('complete');
@@ -43,22 +58,44 @@ describe('input_required', () => {
       inputResponses: { user_name: { action: 'accept', content: { name: 'Bo' } }, unknown_extra_key: { x: 1 } },
     });
     expect(text(expectRpcResult(extra, 'r'))).toEqual({ greeting: 'Hello Bo' });
-    for (const inputResponses of [{ wrong_key: { action: 'accept', content: { data: 'x' } } }, { user_name: 12345 }, { user_name: { action: 'maybe' } }, { user_name: { action: 'accept', content: { name: 5 } } }]) {
-      expect(expectRpcResult(await send('tools/call', { name: 'ask_name', arguments: {}, inputResponses }), 'r').resultType).toBe('input_required');
+    for (const inputResponses of [
+      { wrong_key: { action: 'accept', content: { data: 'x' } } },
+      { user_name: 12345 },
+      { user_name: { action: 'maybe' } },
+      { user_name: { action: 'accept', content: { name: 5 } } },
+    ]) {
+      expect(
+        expectRpcResult(await send('tools/call', { name: 'ask_name', arguments: {}, inputResponses }), 'r').resultType,
+      ).toBe('input_required');
     }
-    expectRpcError(await send('tools/call', { name: 'ask_name', arguments: {}, inputResponses: null }), 200, -32602, 'r');
+    expectRpcError(
+      await send('tools/call', { name: 'ask_name', arguments: {}, inputResponses: null }),
+      200,
+      -32602,
+      'r',
+    );
   });
 
   it('carries the handler state through several rounds, each with a new state', async () => {
     const r1 = expectRpcResult(await send('tools/call', { name: 'two_rounds', arguments: { topic: 'paint' } }), 'r');
     const r2 = expectRpcResult(
-      await send('tools/call', { name: 'two_rounds', arguments: { topic: 'paint' }, requestState: r1.requestState, inputResponses: { first: { action: 'accept', content: { name: 'Ana' } } } }),
+      await send('tools/call', {
+        name: 'two_rounds',
+        arguments: { topic: 'paint' },
+        requestState: r1.requestState,
+        inputResponses: { first: { action: 'accept', content: { name: 'Ana' } } },
+      }),
       'r',
     );
     expect(r2.resultType).toBe('input_required');
     expect(r2.requestState).not.toBe(r1.requestState);
     const r3 = expectRpcResult(
-      await send('tools/call', { name: 'two_rounds', arguments: { topic: 'paint' }, requestState: r2.requestState, inputResponses: { second: { action: 'accept', content: { name: 'blue' } } } }),
+      await send('tools/call', {
+        name: 'two_rounds',
+        arguments: { topic: 'paint' },
+        requestState: r2.requestState,
+        inputResponses: { second: { action: 'accept', content: { name: 'blue' } } },
+      }),
       'r',
     );
     expect(text(r3)).toEqual({ topic: 'paint', first: 'Ana', second: 'blue' });
@@ -74,7 +111,10 @@ describe('input_required', () => {
       expect(res.body.error.message).toBe('Invalid or expired requestState');
     };
     await invalid({ arguments: { topic: 'a' }, requestState: `${state}-TAMPERED` });
-    await invalid({ arguments: { topic: 'a' }, requestState: state.slice(0, -4) + (state.endsWith('AAAA') ? 'BBBB' : 'AAAA') });
+    await invalid({
+      arguments: { topic: 'a' },
+      requestState: state.slice(0, -4) + (state.endsWith('AAAA') ? 'BBBB' : 'AAAA'),
+    });
     await invalid({ arguments: { topic: 'b' }, requestState: state });
     await invalid({ arguments: { topic: 'a' }, requestState: state }, 'admin2-token');
     const realNow = Date.now;
@@ -84,7 +124,17 @@ describe('input_required', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(expectRpcResult(await send('tools/call', { name: 'two_rounds', arguments: { topic: 'a' }, requestState: state, inputResponses: answer }), 'r').resultType).toBe('input_required');
+    expect(
+      expectRpcResult(
+        await send('tools/call', {
+          name: 'two_rounds',
+          arguments: { topic: 'a' },
+          requestState: state,
+          inputResponses: answer,
+        }),
+        'r',
+      ).resultType,
+    ).toBe('input_required');
     await invalid({ arguments: { topic: 'a' }, requestState: state });
   });
 
@@ -98,7 +148,11 @@ describe('input_required', () => {
     const first = expectRpcResult(await send('prompts/get', { name: 'personal_prompt' }), 'r');
     expect(first.resultType).toBe('input_required');
     const done = expectRpcResult(
-      await send('prompts/get', { name: 'personal_prompt', requestState: first.requestState, inputResponses: { context: { action: 'accept', content: { name: 'the board' } } } }),
+      await send('prompts/get', {
+        name: 'personal_prompt',
+        requestState: first.requestState,
+        inputResponses: { context: { action: 'accept', content: { name: 'the board' } } },
+      }),
       'r',
     );
     expect(done.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Write for the board.' } }]);
@@ -109,7 +163,11 @@ describe('input_required', () => {
 
   it('the 2025 era never gets input_required: the handler falls back', async () => {
     const r = legacyRequest('tools/call', { name: 'ask_name', arguments: {} }, { id: 'l' });
-    const res = await request(t.server).post('/mcp').set(r.headers).set('Authorization', 'Bearer admin-token').send(r.body);
+    const res = await request(t.server)
+      .post('/mcp')
+      .set(r.headers)
+      .set('Authorization', 'Bearer admin-token')
+      .send(r.body);
     const result = expectRpcResult(res, 'l');
     expect(result).not.toHaveProperty('resultType');
     expect(text(result)).toEqual({ greeting: 'Hello, whoever you are' });

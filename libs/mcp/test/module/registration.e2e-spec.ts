@@ -45,7 +45,10 @@ class OptionsFromClass implements McpOptionsFactory {
   }
 }
 
-@Module({ providers: [{ provide: INFO, useValue: 'from-a-class' }, OptionsFromClass], exports: [INFO, OptionsFromClass] })
+@Module({
+  providers: [{ provide: INFO, useValue: 'from-a-class' }, OptionsFromClass],
+  exports: [INFO, OptionsFromClass],
+})
 class OptionsModule {}
 
 async function start(module: Type): Promise<INestApplication> {
@@ -56,7 +59,10 @@ async function start(module: Type): Promise<INestApplication> {
 
 async function discover(app: INestApplication, path = '/mcp') {
   const r = modernRequest('server/discover', {}, { id: 1 });
-  const res = await request(app.getHttpServer() as Server).post(path).set(r.headers).send(r.body);
+  const res = await request(app.getHttpServer() as Server)
+    .post(path)
+    .set(r.headers)
+    .send(r.body);
   return { res, result: expectRpcResult(res, 1) };
 }
 
@@ -77,9 +83,18 @@ describe('McpModule.forRootAsync', () => {
     const app = await start(App);
     try {
       const { result } = await discover(app, '/agents');
-      expect((result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name).toBe('from-a-class');
+      expect((result._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name).toBe(
+        'from-a-class',
+      );
       const r = modernRequest('server/discover', {}, { id: 1 });
-      expect((await request(app.getHttpServer() as Server).post('/mcp').set(r.headers).send(r.body)).status).toBe(404);
+      expect(
+        (
+          await request(app.getHttpServer() as Server)
+            .post('/mcp')
+            .set(r.headers)
+            .send(r.body)
+        ).status,
+      ).toBe(404);
     } finally {
       await app.close();
     }
@@ -94,7 +109,9 @@ describe('McpModule.forRootAsync', () => {
     const app = await start(App);
     try {
       const { result } = await discover(app);
-      expect((result._meta as Record<string, { name: string; version: string }>)['io.modelcontextprotocol/serverInfo']).toEqual({
+      expect(
+        (result._meta as Record<string, { name: string; version: string }>)['io.modelcontextprotocol/serverInfo'],
+      ).toEqual({
         name: 'from-a-class',
         version: '2',
       });
@@ -120,7 +137,10 @@ describe('global', () => {
   });
 
   it('makes the registries visible to every module when set', async () => {
-    @Module({ imports: [McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, global: true }), Sibling], providers: [EchoService] })
+    @Module({
+      imports: [McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, global: true }), Sibling],
+      providers: [EchoService],
+    })
     class App {}
     const app = await start(App);
     try {
@@ -157,7 +177,11 @@ describe('McpStateModule', () => {
     @Module({
       imports: [
         HostModule,
-        McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, imports: [State], principal: () => ({ subject: 'ana', scopes: [] }) }),
+        McpModule.forRoot({
+          serverInfo: { name: 't', version: '1' },
+          imports: [State],
+          principal: () => ({ subject: 'ana', scopes: [] }),
+        }),
       ],
       providers: [EchoService],
     })
@@ -168,7 +192,10 @@ describe('McpStateModule', () => {
       const guard = app.get(HostBudgetGuard);
       for (let i = 0; i < 3; i++) await guard.canActivate({} as ExecutionContext);
       const r = modernRequest('tools/list', {}, { id: 1 });
-      const res = await request(app.getHttpServer() as Server).post('/mcp').set(r.headers).send(r.body);
+      const res = await request(app.getHttpServer() as Server)
+        .post('/mcp')
+        .set(r.headers)
+        .send(r.body);
       expectRpcResult(res, 1);
       // One budget: 10 points, 3 spent by the host, 1 by this request.
       expect(res.headers['ratelimit-limit']).toBe('10');

@@ -57,7 +57,7 @@ describe('StableExpressAdapter', () => {
     expect(seen.res).toBe(express.response);
   });
 
-  it("the default adapter does not (so the test above can tell them apart)", async () => {
+  it('the default adapter does not (so the test above can tell them apart)', async () => {
     app = await NestFactory.create(ProbeModule, { logger: false });
     await app.init();
     const seen = prototypesAtConstruction(app);
@@ -71,7 +71,13 @@ describe('StableExpressAdapter', () => {
     await app.init();
     const got = await request(app.getHttpServer()).get('/probe?q=hello').set('Host', 'kadu.test');
     expect(got.status).toBe(200);
-    expect(got.body).toEqual({ q: 'hello', ip: expect.stringMatching(/127\.0\.0\.1/), host: 'kadu.test', path: '/probe', protocol: 'http' });
+    expect(got.body).toEqual({
+      q: 'hello',
+      ip: expect.stringMatching(/127\.0\.0\.1/),
+      host: 'kadu.test',
+      path: '/probe',
+      protocol: 'http',
+    });
     const posted = await request(app.getHttpServer()).post('/probe').send({ a: 1 });
     expect(posted.status).toBe(201);
     expect(posted.headers['x-probe']).toBe('yes');
@@ -81,7 +87,10 @@ describe('StableExpressAdapter', () => {
   });
 
   it("keeps Nest's forceCloseConnections: closing the app ends a request still in flight", async () => {
-    app = await NestFactory.create(ProbeModule, new StableExpressAdapter(), { logger: false, forceCloseConnections: true });
+    app = await NestFactory.create(ProbeModule, new StableExpressAdapter(), {
+      logger: false,
+      forceCloseConnections: true,
+    });
     await app.listen(0, '127.0.0.1');
     const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
     const inFlight = new Promise<void>((resolve) => (hanging.arrived = resolve));

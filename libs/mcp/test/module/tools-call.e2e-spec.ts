@@ -41,20 +41,33 @@ describe.each(ERAS)('tools/call, %s era', (era, build) => {
   });
 
   it('an id + DTO tool maps task-style arguments onto the signature, principal from the guard', async () => {
-    const result = expectRpcResult(await call('notes_update', { note_id: 'n1', title: 'Renamed', tags: [{ name: 'work' }] }), 'c');
-    expect(JSON.parse(textOf(result))).toEqual({ data: { id: 'n1', title: 'Renamed', tags: [{ name: 'work' }], updated_by: 'alice' } });
-    const rest = await request(t.server).patch('/notes/n2').set('Authorization', 'Bearer admin-token').send({ title: 'Renamed', tags: [{ name: 'work' }] });
+    const result = expectRpcResult(
+      await call('notes_update', { note_id: 'n1', title: 'Renamed', tags: [{ name: 'work' }] }),
+      'c',
+    );
+    expect(JSON.parse(textOf(result))).toEqual({
+      data: { id: 'n1', title: 'Renamed', tags: [{ name: 'work' }], updated_by: 'alice' },
+    });
+    const rest = await request(t.server)
+      .patch('/notes/n2')
+      .set('Authorization', 'Bearer admin-token')
+      .send({ title: 'Renamed', tags: [{ name: 'work' }] });
     expect(rest.body).toEqual({ data: { id: 'n2', title: 'Renamed', tags: [{ name: 'work' }], updated_by: 'alice' } });
   });
 
   it('a principal given as an argument is refused, never used', async () => {
-    const result = expectRpcResult(await call('notes_update', { note_id: 'n1', principal: { subject: 'mallory' } }), 'c');
+    const result = expectRpcResult(
+      await call('notes_update', { note_id: 'n1', principal: { subject: 'mallory' } }),
+      'c',
+    );
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('property principal should not exist');
   });
 
   it('a no-argument tool runs without arguments and with {}', async () => {
-    expect(JSON.parse(textOf(expectRpcResult(await call('clock_now'), 'c')))).toEqual({ data: { now: '2026-11-30T00:00:00.000Z' } });
+    expect(JSON.parse(textOf(expectRpcResult(await call('clock_now'), 'c')))).toEqual({
+      data: { now: '2026-11-30T00:00:00.000Z' },
+    });
     expect(expectRpcResult(await call('clock_now', {}), 'c').isError).toBeUndefined();
   });
 
@@ -66,13 +79,24 @@ describe.each(ERAS)('tools/call, %s era', (era, build) => {
     expect(result.isError).toBe(true);
     expect(JSON.parse(textOf(result))).toEqual(rest.body);
     const messages = (rest.body as { error: { messages: string[] } }).error.messages;
-    for (const fragment of ['extra should not exist', 'text must be longer', 'times must not be greater than 5', 'mode must be one of']) {
-      expect(messages.some((m) => m.includes(fragment)), fragment).toBe(true);
+    for (const fragment of [
+      'extra should not exist',
+      'text must be longer',
+      'times must not be greater than 5',
+      'mode must be one of',
+    ]) {
+      expect(
+        messages.some((m) => m.includes(fragment)),
+        fragment,
+      ).toBe(true);
     }
   });
 
   it('nested DTOs are validated too', async () => {
-    const result = expectRpcResult(await call('notes_update', { note_id: 'n1', tags: [{ name: 'UPPER' }], owner_email: 'nope' }), 'c');
+    const result = expectRpcResult(
+      await call('notes_update', { note_id: 'n1', tags: [{ name: 'UPPER' }], owner_email: 'nope' }),
+      'c',
+    );
     expect(result.isError).toBe(true);
     const text = textOf(result);
     expect(text).toContain('tags.0.name must match');
@@ -86,7 +110,10 @@ describe.each(ERAS)('tools/call, %s era', (era, build) => {
   });
 
   it('a 4xx HttpException becomes isError with the REST error body', async () => {
-    const rest = await request(t.server).patch('/notes/zzz').set('Authorization', 'Bearer admin-token').send({ title: 'x' });
+    const rest = await request(t.server)
+      .patch('/notes/zzz')
+      .set('Authorization', 'Bearer admin-token')
+      .send({ title: 'x' });
     expect(rest.status).toBe(404);
     const result = expectRpcResult(await call('notes_update', { note_id: 'zzz', title: 'x' }), 'c');
     expect(result.isError).toBe(true);
@@ -140,10 +167,19 @@ describe.each(ERAS)('tools/call, %s era', (era, build) => {
   });
 
   it('params.payload stands in for absent arguments; arguments win when both are given', async () => {
-    const viaPayload = expectRpcResult(await mcp(build('tools/call', { name: 'echo', payload: { text: 'from payload' } }, { id: 'c' })), 'c');
+    const viaPayload = expectRpcResult(
+      await mcp(build('tools/call', { name: 'echo', payload: { text: 'from payload' } }, { id: 'c' })),
+      'c',
+    );
     expect(JSON.parse(textOf(viaPayload)).data.text).toBe('from payload');
     const both = expectRpcResult(
-      await mcp(build('tools/call', { name: 'echo', arguments: { text: 'from arguments' }, payload: { text: 'no' } }, { id: 'c' })),
+      await mcp(
+        build(
+          'tools/call',
+          { name: 'echo', arguments: { text: 'from arguments' }, payload: { text: 'no' } },
+          { id: 'c' },
+        ),
+      ),
       'c',
     );
     expect(JSON.parse(textOf(both)).data.text).toBe('from arguments');
@@ -171,7 +207,11 @@ describe.each(ERAS)('tools/call, %s era', (era, build) => {
 
 describe('Mcp-Name on tools/call (2026)', () => {
   it('a mismatching Mcp-Name answers 400 -32020 and nothing runs', async () => {
-    const r = modernRequest('tools/call', { name: 'notes_update', arguments: { note_id: 'n1', title: 'x' } }, { id: 1 });
+    const r = modernRequest(
+      'tools/call',
+      { name: 'notes_update', arguments: { note_id: 'n1', title: 'x' } },
+      { id: 1 },
+    );
     const res = await mcp(r, 'admin-token', { 'Mcp-Name': 'echo' });
     expectRpcError(res, 400, -32020, 1);
     expect(t.notes.notes.get('n1')!.title).toBe('First');

@@ -20,7 +20,20 @@ const ERAS: [string, Build][] = [
   ['2025', legacyRequest],
 ];
 
-const ALL_FOR_ADMIN = ['echo', 'notes_update', 'notes_delete', 'admin_report', 'clock_now', 'boom', 'picture', 'request_stamp', 'filler_a', 'filler_b', 'ask_name', 'two_rounds'];
+const ALL_FOR_ADMIN = [
+  'echo',
+  'notes_update',
+  'notes_delete',
+  'admin_report',
+  'clock_now',
+  'boom',
+  'picture',
+  'request_stamp',
+  'filler_a',
+  'filler_b',
+  'ask_name',
+  'two_rounds',
+];
 
 describe.each(ERAS)('tools/list, %s era', (era, build) => {
   const list = async (token: string, cursor?: string) => {
@@ -77,11 +90,20 @@ describe.each(ERAS)('tools/list, %s era', (era, build) => {
     const update = tools.find((x) => x.name === 'notes_update')!;
     expect(update).toMatchObject({
       title: 'Update a note',
-      annotations: { title: 'Update a note', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      annotations: {
+        title: 'Update a note',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
     });
     expect(update.inputSchema).toMatchObject({
       type: 'object',
-      properties: { note_id: { type: 'string', description: 'The id of the note' }, title: { type: 'string', minLength: 1, maxLength: 80 } },
+      properties: {
+        note_id: { type: 'string', description: 'The id of the note' },
+        title: { type: 'string', minLength: 1, maxLength: 80 },
+      },
       required: ['note_id'],
       additionalProperties: false,
     });
