@@ -15,6 +15,7 @@ import { RunTaskDto } from '../tasks/task.dto.js';
 import { TasksService } from '../tasks/tasks.service.js';
 import type { TaskRow } from '../tasks/task.view.js';
 import { ExecutionNotifier } from './execution-notifier.js';
+import { checkInputFile, checkLaunchPolicy, checkPlan } from './run-admission.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import { ContinueExecutionDto, ListExecutionsQueryDto } from './execution.dto.js';
 import { type ExecutionRow, executionView, type ExecutionView, stepView } from './execution.view.js';
@@ -75,7 +76,7 @@ export class ExecutionsService {
       const row = await this.db.transaction(async (tx) => {
         const task = await this.runnable(tx, ctx, taskId, dto);
         const fileIds = dto.input_file_ids ?? [];
-        await this.checkPlan(tx, ctx, task.cost_cap);
+        await checkPlan(tx, ctx, task.cost_cap);
         const [created] = await tx.query<ExecutionRow>(
           `insert into executions (id, org_id, task_id, status, input, input_file_ids, output_file_ids, cost_cap, requested_by)
            values ($1, $2, $3, 'queued', $4::jsonb, $5::jsonb, '[]'::jsonb, $6, $7) returning *`,
@@ -103,9 +104,9 @@ export class ExecutionsService {
 
   private async runnable(q: Queryable, ctx: OrgContext, taskId: string, dto: RunTaskDto): Promise<TaskRow> {
     const task = await this.tasks.load(q, ctx.orgId, taskId);
-    this.checkLaunchPolicy(task, ctx);
+    checkLaunchPolicy(task, ctx);
     this.tasks.inputs.assertInput(task.id, task.input_schema, dto.input ?? {});
-    for (const fileId of dto.input_file_ids ?? []) await this.checkInputFile(q, ctx.orgId, fileId);
+    for (const fileId of dto.input_file_ids ?? []) await checkInputFile(q, ctx.orgId, fileId);
     return task;
   }
 
@@ -213,7 +214,7 @@ export class ExecutionsService {
     return this.idempotency.run(ctx.orgId, idempotencyKey, `executions.continue:${executionId}`, dto, 202, async () => {
       const row = await this.db.transaction(async (tx) => {
         const execution = await this.awaitingInput(tx, ctx.orgId, executionId);
-        await this.checkPlan(tx, ctx, Math.max(0, execution.cost_cap - execution.cost_spent));
+        await checkPlan(tx, ctx, Math.max(0, execution.cost_cap - execution.cost_spent));
         const [updated] = await tx.query<ExecutionRow>(
           `update executions set status = 'queued', answers = $2::jsonb, question = null, updated_at = now() where id = $1 returning *`,
           [execution.id, JSON.stringify(dto.answers)],
@@ -330,63 +331,6 @@ export class ExecutionsService {
         if (!failed.length) return;
       }
       throw queueUnavailable();
-    }
-  }
-
-  private checkLaunchPolicy(task: TaskRow, ctx: OrgContext): void {
-    const { roles, member_ids: memberIds } = task.launch_policy;
-    if (!roles.length && !memberIds.length) return;
-    if (roles.includes(ctx.principal.role) || memberIds.includes(ctx.memberId)) return;
-    throw new ApiError(
-      403,
-      'launch_not_allowed',
-      'Launch not allowed',
-      "The task's launch policy does not include you",
-    );
-  }
-
-  private async checkInputFile(tx: Queryable, orgId: string, fileId: string): Promise<void> {
-    const [file] = isId(fileId)
-      ? await tx.query<{ status: string }>(
-          'select status from files where id = $1 and org_id = $2 and deleted_at is null',
-          [fileId, orgId],
-        )
-      : [];
-    if (!file) throw new ApiError(404, 'not_found', 'Not found', `No such file: ${fileId}`, 'input_file_ids');
-    if (file.status !== 'ready')
-      throw new ApiError(
-        422,
-        'file_not_ready',
-        'File not ready',
-        `File ${fileId} is ${file.status}; confirm it first`,
-        'input_file_ids',
-      );
-  }
-
-  /** Plan budget (this month's spend plus what this run may spend) and concurrent executions. */
-  private async checkPlan(tx: Queryable, ctx: OrgContext, mayCost: number): Promise<void> {
-    await tx.query('select id from organizations where id = $1 for update', [ctx.orgId]);
-    const [usage] = await tx.query<{ spent: number; active: number }>(
-      `select coalesce(sum(cost_spent) filter (where created_at >= date_trunc('month', now())), 0)::int as spent,
-              count(*) filter (where status in ('queued', 'running'))::int as active
-         from executions where org_id = $1`,
-      [ctx.orgId],
-    );
-    if (usage!.spent + mayCost > ctx.plan.monthly_budget) {
-      throw new ApiError(
-        402,
-        'plan_limit_exceeded',
-        'Plan limit exceeded',
-        `This month's budget is ${ctx.plan.monthly_budget} units; ${usage!.spent} are spent and this run may cost ${mayCost}`,
-      );
-    }
-    if (usage!.active >= ctx.plan.max_concurrent_executions) {
-      throw new ApiError(
-        429,
-        'concurrency_limit',
-        'Concurrency limit',
-        `At most ${ctx.plan.max_concurrent_executions} executions may be queued or running at once; retry in a few seconds`,
-      ).withHeader('Retry-After', '5');
     }
   }
 }

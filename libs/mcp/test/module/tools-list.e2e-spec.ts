@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { McpToolRegistry } from '@kobana/nest-mcp';
 import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
-import { ToolHandler } from '../../src/dispatch/tool.handler.js';
+import { ToolHandler } from '@kobana/nest-mcp/dispatch/tool.handler.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { PRINCIPALS } from '../fixtures/tools-app/principal.js';
 import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
