@@ -72,6 +72,8 @@ describe('subscriptions/listen on Kadu', () => {
       prompts: {},
       resources: { subscribe: true },
       completions: {},
+      // Kadu also serves the Tasks extension (issue 19): kadu_tasks_run answers a task when asked.
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
     });
   });
 
