@@ -17,7 +17,14 @@ export class CallbackServer {
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
-      const params = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      // Only the redirect counts: the browser also asks this origin for /favicon.ico after showing
+      // the callback page, sometimes late enough to be taken for the next test's redirect.
+      if (url.pathname !== '/callback') {
+        res.writeHead(404).end();
+        return;
+      }
+      const params = url.searchParams;
       res
         .writeHead(200, { 'Content-Type': 'text/plain' })
         .end(params.get('code') ? 'Signed in; you can close this window.' : `Not signed in: ${params.get('error')}`);
