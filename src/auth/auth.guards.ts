@@ -46,6 +46,11 @@ async function withFailedAuthBudget(
   }
 }
 
+/** A dependency the verification needs (the membership lookup's database) could not answer. */
+function isUnavailable(err: unknown): err is HttpException {
+  return err instanceof HttpException && err.getStatus() === 503;
+}
+
 function sentToken(req: Request): boolean {
   return /^bearer\s+\S/i.test(req.headers.authorization ?? '');
 }
@@ -95,6 +100,8 @@ export class McpAuthGuard extends AuthGuard('mcp-bearer') {
     if (!err && user) return user;
     if (err instanceof KeySetUnavailable)
       throw new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys"));
+    // The member's standing could not be read (database down or slow): a 503, not a refused token.
+    if (isUnavailable(err)) throw new McpRejectionError(serviceUnavailable(null, 5, 'the database'));
     const { sent, description, res } = refusal(context);
     res.setHeader(
       'WWW-Authenticate',
@@ -150,6 +157,8 @@ export class ApiAuthGuard extends AuthGuard('api-bearer') {
         "The authorization server's keys cannot be fetched",
       ).withHeader('Retry-After', '5');
     }
+    // The member's standing could not be read (database down or slow): its own 503, not a 401.
+    if (isUnavailable(err)) throw err;
     const { sent, description, res } = refusal(context);
     res.setHeader(
       'WWW-Authenticate',
