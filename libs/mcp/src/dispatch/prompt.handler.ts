@@ -7,7 +7,7 @@ import { AccessPolicy } from './access-policy.js';
 import { toPromptResult } from '../call/catalog-results.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
-import { insufficientScope } from './scope-challenge.js';
+import { admitCatalogEntry, type CatalogDoor, invokeCatalogEntry } from './catalog-entry.js';
 import { VisibleLists } from './visible-lists.js';
 import { pageResult } from './paged-list.js';
 import { MrtrService } from '../confirmation/mrtr.service.js';
@@ -15,14 +15,18 @@ import { MrtrService } from '../confirmation/mrtr.service.js';
 /** `prompts/list` and `prompts/get` (both eras). */
 @Injectable()
 export class PromptHandler {
+  private readonly door: CatalogDoor;
+
   constructor(
     private readonly catalog: McpCatalogRegistry,
     private readonly lists: VisibleLists,
-    private readonly access: AccessPolicy,
-    private readonly invoker: MethodInvoker,
-    private readonly config: McpConfig,
-    private readonly mrtr: MrtrService,
-  ) {}
+    access: AccessPolicy,
+    invoker: MethodInvoker,
+    config: McpConfig,
+    mrtr: MrtrService,
+  ) {
+    this.door = { access, invoker, config, mrtr };
+  }
 
   handlers(): McpMethodHandler[] {
     const both = ['modern', 'legacy'] as const;
@@ -43,18 +47,11 @@ export class PromptHandler {
   private async get(call: McpCall): Promise<JsonObject> {
     const name = call.params.name;
     const prompt = typeof name === 'string' ? this.catalog.prompts.get(name) : undefined;
-    const decision = prompt
-      ? this.access.decide(call.principal, {
-          kind: 'prompt',
-          name: prompt.name,
-          scopes: prompt.scopes,
-          roles: prompt.roles,
-        })
-      : 'hidden';
-    if (!prompt || decision === 'hidden')
-      throw new McpRejectionError(invalidParams(call.id, `Unknown prompt: ${String(name)}`));
-    if (decision === 'missing_scope')
-      throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, prompt.name, prompt.scopes));
+    const unknown = (): McpRejectionError =>
+      new McpRejectionError(invalidParams(call.id, `Unknown prompt: ${String(name)}`));
+    if (!prompt) throw unknown();
+    const { scopes, roles } = prompt;
+    admitCatalogEntry(this.door, call, { kind: 'prompt', name: prompt.name, scopes, roles }, prompt.name, unknown);
     const given = call.params.arguments ?? {};
     if (!isPlainObject(given) || Object.values(given).some((v) => typeof v !== 'string')) {
       throw new McpRejectionError(
@@ -79,9 +76,14 @@ export class PromptHandler {
       args[declared.name] = value;
     }
     // What the app's method throws is answered by the one map (errors.ts).
-    return this.mrtr.run(call, prompt.name, args, async () => {
-      const value = await this.invoker.invoke(prompt, args, call, { name: prompt.name });
-      return toPromptResult(value, prompt.listing.description as string | undefined);
-    });
+    return invokeCatalogEntry(
+      this.door,
+      call,
+      { key: prompt.name, args },
+      prompt,
+      args,
+      { name: prompt.name },
+      (value) => toPromptResult(value, prompt.listing.description as string | undefined),
+    );
   }
 }

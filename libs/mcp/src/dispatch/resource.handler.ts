@@ -7,7 +7,7 @@ import { AccessPolicy } from './access-policy.js';
 import { toResourceContents } from '../call/catalog-results.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
-import { insufficientScope } from './scope-challenge.js';
+import { admitCatalogEntry, type CatalogDoor, invokeCatalogEntry } from './catalog-entry.js';
 import { VisibleLists } from './visible-lists.js';
 import { pageResult } from './paged-list.js';
 import { MrtrService } from '../confirmation/mrtr.service.js';
@@ -15,14 +15,18 @@ import { MrtrService } from '../confirmation/mrtr.service.js';
 /** `resources/list`, `resources/templates/list` and `resources/read` (both eras). */
 @Injectable()
 export class ResourceHandler {
+  private readonly door: CatalogDoor;
+
   constructor(
     private readonly catalog: McpCatalogRegistry,
     private readonly lists: VisibleLists,
-    private readonly access: AccessPolicy,
-    private readonly invoker: MethodInvoker,
-    private readonly config: McpConfig,
-    private readonly mrtr: MrtrService,
-  ) {}
+    access: AccessPolicy,
+    invoker: MethodInvoker,
+    config: McpConfig,
+    mrtr: MrtrService,
+  ) {
+    this.door = { access, invoker, config, mrtr };
+  }
 
   handlers(): McpMethodHandler[] {
     const both = ['modern', 'legacy'] as const;
@@ -59,22 +63,14 @@ export class ResourceHandler {
     if (!match) throw notFound();
     const target = 'resource' in match ? match.resource : match.template;
     const name = 'resource' in match ? match.resource.uri : match.template.compiled.template;
-    const decision = this.access.decide(call.principal, {
-      kind: 'resource',
-      name,
-      scopes: target.scopes,
-      roles: target.roles,
-    });
-    if (decision === 'hidden') throw notFound();
-    if (decision === 'missing_scope')
-      throw new McpRejectionError(insufficientScope(this.config, call.req, call.id, uri, target.scopes));
+    const { scopes, roles } = target;
+    admitCatalogEntry(this.door, call, { kind: 'resource', name, scopes, roles }, uri, notFound);
     const args: JsonObject = {};
     if ('template' in match)
       for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
     // What the app's method throws is answered by the one map (errors.ts): a 404 is "resource not found".
-    return this.mrtr.run(call, uri, { uri }, async () => {
-      const value = await this.invoker.invoke(target, args, call, { name, uri });
-      return { contents: toResourceContents(uri, target.mimeType, value) };
-    });
+    return invokeCatalogEntry(this.door, call, { key: uri, args: { uri } }, target, args, { name, uri }, (value) => ({
+      contents: toResourceContents(uri, target.mimeType, value),
+    }));
   }
 }
