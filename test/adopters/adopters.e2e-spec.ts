@@ -7,8 +7,8 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
-import { rawPost } from '../support/raw-http.js';
-import { SEED_413_BODY } from '../support/wire.js';
+import { rawPost } from '../../libs/mcp/test/support/raw-http.js';
+import { SEED_413_BODY } from '../../libs/mcp/test/support/wire.js';
 
 /**
  * Issue 18: apps that adopt the module the way anyone would — `npm install` of the tarball that

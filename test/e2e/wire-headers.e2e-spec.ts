@@ -3,8 +3,8 @@ import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
-import { rawPost } from '../support/raw-http.js';
-import { expectRpcError, SEED_413_BODY } from '../support/wire.js';
+import { rawPost } from '../../libs/mcp/test/support/raw-http.js';
+import { expectRpcError, SEED_413_BODY } from '../../libs/mcp/test/support/wire.js';
 
 /**
  * libs/mcp/docs/ladder.md §2: "every response, success or error, carries Cache-Control: no-store and

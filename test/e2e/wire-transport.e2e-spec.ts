@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
-import { rawPost } from '../support/raw-http.js';
-import { expectRpcError, SEED_413_BODY } from '../support/wire.js';
+import { rawPost } from '../../libs/mcp/test/support/raw-http.js';
+import { expectRpcError, SEED_413_BODY } from '../../libs/mcp/test/support/wire.js';
 
 /** libs/mcp/docs/ladder.md §2 rungs 1–9 and 13 against the real Kadu app, in both eras. */
 let kadu: KaduTestApp;

@@ -1,7 +1,8 @@
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../../libs/mcp/test/support/eventually.js';
 import { uploadFile } from '../support/files.js';
+import { createTask } from '../support/executions.js';
 
 /**
  * Issue 19: Kadu's executions as MCP tasks (Tasks extension, SEP-2663) over real HTTP — the same
@@ -20,10 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => kadu.close());
 
-async function newTask(kind: string, costCap = 50): Promise<string> {
-  return (await admin.rest('post', '/api/v1/tasks', { name: `${kind} as a task`, kind, cost_cap: costCap })).body.data
-    .id;
-}
+const newTask = (kind: string, costCap = 50) => createTask(admin, kind, costCap, `${kind} as a task`);
 const runsOf = async (taskId: string) => (await admin.rest('get', `/api/v1/executions?task_id=${taskId}`)).body.data;
 
 /** kadu_tasks_run as a client that declares the extension and confirms in the chat: the CreateTaskResult. */

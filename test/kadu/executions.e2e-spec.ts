@@ -1,6 +1,7 @@
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, KaduClient } from '../support/kadu-client.js';
 import { download, uploadFile } from '../support/files.js';
+import { awaitingReconcile, createTask as task } from '../support/executions.js';
 
 /** Executions run in the background: queue, worker, steps, cost, cap, plan, cancel, continue. */
 let kadu: KaduTestApp;
@@ -11,12 +12,6 @@ beforeAll(async () => {
   admin = new KaduClient(kadu);
 });
 afterAll(() => kadu.close());
-
-async function task(client: KaduClient, kind: string, costCap = 50): Promise<string> {
-  const res = await client.rest('post', '/api/v1/tasks', { name: `${kind} task`, kind, cost_cap: costCap });
-  expect(res.status).toBe(201);
-  return res.body.data.id;
-}
 
 describe('echo', () => {
   it('REST: run answers 202 with a queued execution that then succeeds, with steps and cost', async () => {
@@ -138,33 +133,20 @@ describe('csv_summary: from upload to output download', () => {
 
 describe('reconcile: awaiting_input → continue → succeeded', () => {
   it('asks which ledger entry an ambiguous bank line matches, then finishes with the decision', async () => {
-    const bank = await uploadFile(
-      kadu,
-      admin,
-      'bank.csv',
-      'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n',
-    );
-    const ledger = await uploadFile(
-      kadu,
-      admin,
-      'ledger.csv',
-      'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n',
-    );
-    const taskId = await task(admin, 'reconcile');
-    const run = await admin.rest('post', `/api/v1/tasks/${taskId}/run`, { input_file_ids: [bank, ledger] });
-    const waiting = await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
+    const waiting = await awaitingReconcile(admin, (name, content) => uploadFile(kadu, admin, name, content));
+    const id = waiting.id as string;
     expect(waiting.question.choices).toEqual([expect.objectContaining({ bank_line: 1, candidates: ['L-1', 'L-2'] })]);
 
-    const early = await admin.rest('post', `/api/v1/executions/${run.body.data.id}/continue`, { answers: {} });
+    const early = await admin.rest('post', `/api/v1/executions/${id}/continue`, { answers: {} });
     expect(early.status).toBe(202);
-    await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
+    await admin.waitForExecution(id, (e) => e.status === 'awaiting_input');
 
-    const answered = await admin.rest('post', `/api/v1/executions/${run.body.data.id}/continue`, {
+    const answered = await admin.rest('post', `/api/v1/executions/${id}/continue`, {
       answers: { decisions: { 1: 'L-2' } },
     });
     expect(answered.status).toBe(202);
     expect(answered.body.data.status).toBe('queued');
-    const done = await admin.waitForExecution(run.body.data.id);
+    const done = await admin.waitForExecution(id);
     expect(done.status).toBe('succeeded');
     const report = await download(
       kadu,
@@ -179,7 +161,7 @@ describe('reconcile: awaiting_input → continue → succeeded', () => {
       unmatched_bank_lines: [],
       unmatched_ledger_ids: ['L-1'],
     });
-    const again = await admin.rest('post', `/api/v1/executions/${run.body.data.id}/continue`, { answers: {} });
+    const again = await admin.rest('post', `/api/v1/executions/${id}/continue`, { answers: {} });
     expect(again.status).toBe(409);
     expect(again.body.errors[0].code).toBe('invalid_state');
   });

@@ -2,7 +2,9 @@ import { McpEvents } from '@kobana/nest-mcp';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { uploadFile } from '../support/files.js';
-import { ListenStream, STATUS, STEPS, SUB, type StreamMessage } from '../support/listen-stream.js';
+import { awaitingReconcile } from '../support/executions.js';
+import { ListenStream, SUB, type StreamMessage } from '../../libs/mcp/test/support/listen-stream.js';
+import { STATUS, STEPS } from '../support/kadu-meta.js';
 
 /**
  * Issue 21: subscriptions/listen on one Kadu process (embedded bus; the distributed pass runs it
@@ -41,22 +43,8 @@ async function listen(
 
 /** An execution of `reconcile` waiting for input (its first run asked a question). */
 async function waitingExecution(): Promise<string> {
-  const bank = await uploadFile(
-    kadu,
-    admin,
-    'bank.csv',
-    'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n',
-  );
-  const ledger = await uploadFile(
-    kadu,
-    admin,
-    'ledger.csv',
-    'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n',
-  );
-  const task = await admin.rest('post', '/api/v1/tasks', { name: 'listen reconcile', kind: 'reconcile', cost_cap: 50 });
-  const run = await admin.rest('post', `/api/v1/tasks/${task.body.data.id}/run`, { input_file_ids: [bank, ledger] });
-  await admin.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
-  return run.body.data.id;
+  const upload = (name: string, content: string) => uploadFile(kadu, admin, name, content);
+  return (await awaitingReconcile(admin, upload, 'listen reconcile')).id;
 }
 
 const stepCount = async (id: string): Promise<number> =>

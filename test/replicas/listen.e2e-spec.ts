@@ -4,7 +4,9 @@ import { RemoteClient } from '../support/remote-client.js';
 import { type Replica, ReplicaSet } from '../support/replicas.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 import { postgres, redis, requires } from '../support/infrastructure.js';
-import { ListenStream, STATUS, STEPS, SUB } from '../support/listen-stream.js';
+import { awaitingReconcile } from '../support/executions.js';
+import { ListenStream, SUB } from '../../libs/mcp/test/support/listen-stream.js';
+import { STATUS, STEPS } from '../support/kadu-meta.js';
 
 /**
  * Issue 21: a client listens on replica A while the execution runs on replica B (A only queues:
@@ -57,24 +59,12 @@ shared.describe('replicas: subscriptions/listen', () => {
 
   /** A reconcile execution waiting for input after its first run (on the worker replica). */
   async function waitingExecution(client: RemoteClient): Promise<string> {
-    const bank = await upload(
+    const waiting = await awaitingReconcile(
       client,
-      'bank.csv',
-      'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-03,Rent,-900\n',
+      (name, content) => upload(client, name, content),
+      'listen across replicas',
     );
-    const ledger = await upload(
-      client,
-      'ledger.csv',
-      'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\n',
-    );
-    const task = await client.rest('post', '/api/v1/tasks', {
-      name: 'listen across replicas',
-      kind: 'reconcile',
-      cost_cap: 50,
-    });
-    const run = await client.rest('post', `/api/v1/tasks/${task.body.data.id}/run`, { input_file_ids: [bank, ledger] });
-    await client.waitForExecution(run.body.data.id, (e) => e.status === 'awaiting_input');
-    return run.body.data.id;
+    return waiting.id;
   }
 
   it('the official client v2 listening on replica A receives, in order, the updates of an execution run by replica B', async () => {

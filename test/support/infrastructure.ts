@@ -1,52 +1,19 @@
 import { existsSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import pg from 'pg';
-import { beforeAll, describe, it } from 'vitest';
+import { hide, type Requirement, why } from '../../libs/mcp/test/support/requirements.js';
 
 /**
- * Tests that need real infrastructure (Redis, PostgreSQL, Chromium) declare it here, once, instead
- * of returning early (which vitest would report as a pass). When something is missing:
- * - outside CI the block is skipped, and its name says what is missing, so the run reports it;
- * - in CI (`CI` set) the block runs and every test in it fails, saying what is missing.
+ * The app's tests declare the infrastructure they need (Redis, PostgreSQL, Chromium) on the gate
+ * the module's tests use (libs/mcp/test/support/requirements.ts: skipped outside CI, failing in CI):
  *
- *   const shared = requires(await redis());
- *   shared.describe('two replicas on one Redis', () => { ... });
+ *   const shared = requires(await redis(), await postgres());
+ *   shared.describe('two replicas on one Redis and one database', () => { ... });
  */
+export { type Gate, redis, REDIS_URL, type Requirement, requires } from '../../libs/mcp/test/support/requirements.js';
 
-/** Where the tests find Redis and PostgreSQL (also the distributed pass's topology). */
-export const REDIS_URL = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Where the tests find PostgreSQL (also the distributed pass's topology) and Chromium. */
 export const PG_URL = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-export interface Requirement {
-  /** Set when the thing is unavailable: what is missing and why. */
-  readonly missing?: string;
-}
-
-const hide = (url: string): string => url.replace(/\/\/[^@/]*@/, '//…@');
-const why = (error: unknown): string => (error instanceof Error ? error.message : String(error)) || 'no answer';
-
-/** Redis answers PING within 2 s. */
-export async function redis(url = REDIS_URL): Promise<Requirement> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  let cause: unknown;
-  client.on('error', (error) => (cause ??= error));
-  try {
-    await client.connect();
-    await client.ping();
-    return {};
-  } catch (error) {
-    return { missing: `Redis at ${hide(url)} (${why(cause ?? error)})` };
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** PostgreSQL accepts a connection within 2 s. */
 export async function postgres(url = PG_URL): Promise<Requirement> {
@@ -65,33 +32,4 @@ export async function postgres(url = PG_URL): Promise<Requirement> {
 /** A Chromium binary for playwright-core (Debian's; .ci/run installs it). */
 export function chromium(path = CHROMIUM_PATH): Requirement {
   return existsSync(path) ? {} : { missing: `Chromium at ${path} (not installed: apt-get install chromium)` };
-}
-
-export interface Gate {
-  /** What is missing, or undefined when everything is there. */
-  readonly missing?: string;
-  describe(name: string, body: () => void): void;
-  it(name: string, body: () => Promise<unknown> | void, timeout?: number): void;
-}
-
-/** A describe/it pair gated on the requirements, as the header comment says. */
-export function requires(...requirements: Requirement[]): Gate {
-  const missing = requirements.flatMap((r) => (r.missing ? [r.missing] : [])).join('; ') || undefined;
-  const skip = missing !== undefined && !process.env.CI;
-  const label = (name: string): string => (missing ? `${name} [needs ${missing}]` : name);
-  const refuse = (): never => {
-    throw new Error(`CI requires ${missing}, which is unavailable`);
-  };
-  return {
-    missing,
-    describe(name, body) {
-      describe.skipIf(skip)(label(name), () => {
-        if (missing) beforeAll(refuse);
-        body();
-      });
-    },
-    it(name, body, timeout) {
-      it.skipIf(skip)(label(name), () => (missing ? refuse() : body()), timeout);
-    },
-  };
 }

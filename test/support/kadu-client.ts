@@ -2,7 +2,8 @@ import request from 'supertest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import type { DevTokenRequest } from '../../src/auth/dev-token.js';
 import type { KaduTestApp } from './kadu-app.js';
-import { decide } from './approvals.js';
+import { decide } from '../../libs/mcp/test/support/approvals.js';
+import { settled, waitForExecution } from './executions.js';
 
 export type Era = '2026' | '2025';
 export const ERAS: Era[] = ['2026', '2025'];
@@ -100,16 +101,7 @@ export class KaduClient {
   }
 
   /** Polls an execution until `done` says so (the worker runs in the background). */
-  async waitForExecution(
-    id: string,
-    done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status),
-  ): Promise<any> {
-    const deadline = performance.now() + 15_000;
-    for (;;) {
-      const res = await this.rest('get', `/api/v1/executions/${id}`);
-      if (res.status === 200 && done(res.body.data)) return res.body.data;
-      if (performance.now() > deadline) throw new Error(`execution ${id} still ${res.body.data?.status}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+  waitForExecution(id: string, done: (e: any) => boolean = settled): Promise<any> {
+    return waitForExecution(this, id, done);
   }
 }

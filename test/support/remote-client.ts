@@ -1,5 +1,6 @@
 import { legacyRequest, modernRequest, type ModernRequestOptions } from '@kobana/nest-mcp/testing';
 import { SERVED_BY } from './balancer.js';
+import { settled, waitForExecution } from './executions.js';
 
 export interface RemoteResponse {
   status: number;
@@ -68,21 +69,8 @@ export class RemoteClient {
   }
 
   /** Polls an execution until it leaves queued/running (or `done` says so). */
-  async waitForExecution(
-    id: string,
-    done: (e: any) => boolean = (e) => !['queued', 'running'].includes(e.status),
-    timeoutMs = 30_000,
-  ): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const res = await this.rest('get', `/api/v1/executions/${id}`);
-      if (res.status === 200 && done(res.body.data)) return res.body.data;
-      if (Date.now() > deadline)
-        throw new Error(
-          `execution ${id} still ${res.body?.data?.status ?? `${res.status} ${JSON.stringify(res.body)}`}`,
-        );
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  waitForExecution(id: string, done: (e: any) => boolean = settled, timeoutMs = 30_000): Promise<any> {
+    return waitForExecution(this, id, done, { timeoutMs, intervalMs: 100 });
   }
 
   private async send(path: string, init: RequestInit): Promise<RemoteResponse> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { eventually } from '../../../../test/support/eventually.js';
-import { redis, REDIS_URL, requires } from '../../../../test/support/infrastructure.js';
+import { eventually } from '../../test/support/eventually.js';
+import { redis, REDIS_URL, requires } from '../../test/support/requirements.js';
 import type { SubscriptionEvent } from '../protocol/index.js';
 import { InMemoryEventBus } from './in-memory-event-bus.js';
 import { EventBusUnavailable, type McpEventBus } from './mcp-event-bus.js';

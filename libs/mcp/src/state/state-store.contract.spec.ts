@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { redis, REDIS_URL, requires } from '../../../../test/support/infrastructure.js';
-import { eventually } from '../../../../test/support/eventually.js';
+import { redis, REDIS_URL, requires } from '../../test/support/requirements.js';
+import { eventually } from '../../test/support/eventually.js';
 import { InMemoryStateStore } from './in-memory-state-store.js';
 import type { McpStateStore } from './mcp-state-store.js';
 import { RedisStateStore } from './redis-state-store.js';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
-import { expectRpcError, expectRpcResult, SERVER_INFO_KEY } from '../../../../test/support/wire.js';
+import { expectRpcError, expectRpcResult, SERVER_INFO_KEY } from '../support/wire.js';
 
 /** Issue 5 in the module: resources, templates, prompts and completions of a non-Kadu app. */
 let t: ToolsApp;

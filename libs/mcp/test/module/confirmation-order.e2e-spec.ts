@@ -22,8 +22,8 @@ import {
   McpTool,
 } from '@kobana/nest-mcp';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
-import { approvalPath, decide } from '../../../../test/support/approvals.js';
-import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
+import { approvalPath, decide } from '../support/approvals.js';
+import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
 /**
  * Issue 13 in the module: a destructive tool asks nobody until its arguments pass validation and

@@ -2,9 +2,9 @@ import request from 'supertest';
 import { RedisStateStore } from '@kobana/nest-mcp/redis';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
-import { approvalPath, decide } from '../../../../test/support/approvals.js';
-import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
-import { redis, REDIS_URL, requires } from '../../../../test/support/infrastructure.js';
+import { approvalPath, decide } from '../support/approvals.js';
+import { expectRpcError, expectRpcResult } from '../support/wire.js';
+import { redis, REDIS_URL, requires } from '../support/requirements.js';
 
 /** Issue 6: nothing destructive runs until the person chooses to continue — and then exactly once. */
 let t: ToolsApp;

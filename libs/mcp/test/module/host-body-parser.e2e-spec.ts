@@ -4,8 +4,8 @@ import express from 'express';
 import request from 'supertest';
 import { modernRequest, legacyInitialize, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { createToolsAppModule, VALIDATION } from '../fixtures/tools-app/tools-app.module.js';
-import { rawPost } from '../../../../test/support/raw-http.js';
-import { expectRpcError, expectRpcResult, SEED_413_BODY } from '../../../../test/support/wire.js';
+import { rawPost } from '../support/raw-http.js';
+import { expectRpcError, expectRpcResult, SEED_413_BODY } from '../support/wire.js';
 
 /**
  * The module reads its endpoint's body itself whatever the host did with body parsers (issue 18):

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
-import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
+import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
 /** Issue 6: the stateless multi-round-trip machinery of the 2026 era. */
 let t: ToolsApp;

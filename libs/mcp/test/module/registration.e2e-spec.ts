@@ -22,7 +22,7 @@ import {
   RateLimits,
 } from '@kobana/nest-mcp';
 import { modernRequest } from '@kobana/nest-mcp/testing';
-import { expectRpcResult } from '../../../../test/support/wire.js';
+import { expectRpcResult } from '../support/wire.js';
 
 /** Registration the Nest way: the three async forms, the extras, and the state shared with the host's guards. */
 

@@ -6,8 +6,8 @@ import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { ConformanceFixtureModule } from '../../../../test/conformance/fixture.module.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
-import { eventually } from '../../../../test/support/eventually.js';
-import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
+import { eventually } from '../support/eventually.js';
+import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
 /** Issue 19: the Tasks extension in libs/mcp, over HTTP, on the conformance fixture (libs/mcp only). */
 const TASKS = 'io.modelcontextprotocol/tasks';

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { RequestStamp } from '../fixtures/tools-app/request-stamp.js';
-import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
+import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
 /** Issue 3: existing service methods called as tools, in both eras. */
 let t: ToolsApp;

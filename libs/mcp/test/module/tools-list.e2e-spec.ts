@@ -4,7 +4,7 @@ import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-
 import { ToolHandler } from '@kobana/nest-mcp/dispatch/tool.handler.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { PRINCIPALS } from '../fixtures/tools-app/principal.js';
-import { expectRpcError, expectRpcResult } from '../../../../test/support/wire.js';
+import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
 /** Issue 3: listing — one authorization decision, deterministic order, sealed cursors, cached pages. */
 let t: ToolsApp;

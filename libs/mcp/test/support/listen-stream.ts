@@ -1,9 +1,7 @@
 import { modernRequest } from '@kobana/nest-mcp/testing';
 
-/** The `_meta` keys of a listen stream's messages: the spec's subscription id, Kadu's status and step count. */
+/** The `_meta` key of a listen stream's messages that carries the subscription id (the listen request's id). */
 export const SUB = 'io.modelcontextprotocol/subscriptionId';
-export const STATUS = 'com.kobana.kadu/status';
-export const STEPS = 'com.kobana.kadu/steps';
 
 /** One message of a listen stream, as JSON-RPC. */
 export type StreamMessage = {
