@@ -3,6 +3,7 @@ import request from 'supertest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
+import { assertNoServerFault, FUZZ_SCALE, hostileText, hostileValue } from '../support/hostile.js';
 
 /**
  * Issue 13: property-based fuzzing (fast-check, bounded runs so the suite stays fast) of the MCP
@@ -33,46 +34,7 @@ beforeAll(async () => {
 afterAll(() => kadu.close());
 
 // KADU_FUZZ_SCALE=10 runs ten times as many cases (exploration); the suite keeps the default.
-const SCALE = Number(process.env.KADU_FUZZ_SCALE ?? 1);
-const RUNS = { perTool: 12 * SCALE, door: 150 * SCALE, rest: 60 * SCALE };
-
-// Text an attacker would try: NUL, lone surrogates, any code point, long, id-like, injection-like.
-const hostileText = fc.oneof(
-  fc.string({ maxLength: 20 }),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom(
-    '\u0000',
-    'a\u0000b',
-    '\ud800',
-    'x\udc00y',
-    '../../etc/passwd',
-    "'; drop table tasks; --",
-    '%00',
-    '{{7*7}}',
-    '0190a000-0000-7000-8000-000000000000',
-    'not-a-uuid',
-    '',
-  ),
-  fc.string({ minLength: 300, maxLength: 3_000 }),
-);
-const hostileNumber = fc.oneof(
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -1, 1e308, -1e308, 2 ** 53, 0.5),
-);
-const scalar = fc.oneof(hostileText, hostileNumber, fc.boolean(), fc.constant(null));
-/** Nesting from shallow to well past the door's 64 levels. */
-const nested = fc.tuple(fc.integer({ min: 1, max: 90 }), scalar).map(([depth, leaf]) => {
-  let value: unknown = leaf;
-  for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { n: value };
-  return value;
-});
-const hostileValue = fc.oneof(
-  { weight: 4, arbitrary: scalar },
-  { weight: 1, arbitrary: fc.array(scalar, { maxLength: 8 }) },
-  { weight: 1, arbitrary: fc.dictionary(hostileText, scalar, { maxKeys: 5 }) },
-  { weight: 1, arbitrary: nested },
-);
+const RUNS = { perTool: 12 * FUZZ_SCALE, door: 150 * FUZZ_SCALE, rest: 60 * FUZZ_SCALE };
 
 type PropertySchema = { type?: string; enum?: unknown[] };
 
@@ -109,16 +71,6 @@ function argumentsFor(tool: (typeof tools)[number]) {
     .map(([pairs, extra]) =>
       Object.fromEntries([...pairs, extra].filter((p): p is [string, unknown] => p !== undefined)),
     );
-}
-
-/** What every answer must be: no 5xx, no internal error in any form. */
-function assertNoServerFault(res: request.Response, label: string): void {
-  expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
-  expect(res.text, label).not.toContain('internal_error');
-  if (res.status === 202) return;
-  const body = res.body as { error?: { code: number }; result?: { isError?: boolean; content?: unknown } };
-  expect(body.error !== undefined || body.result !== undefined, label).toBe(true);
-  if (body.error) expect(body.error.code, label).not.toBe(-32603);
 }
 
 const callTool = (era: Era, name: string, args: unknown) => {
