@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import pg from 'pg';
 import { createKaduApp } from '../../src/bootstrap.js';
@@ -32,7 +32,11 @@ export const DISTRIBUTED = process.env.KADU_TEST_TOPOLOGY === 'distributed';
  * store passes S3_BUCKET: ''). Outside that pass the service variables only say where the tests
  * that need the services find them (test/support/infrastructure.ts).
  */
-export async function startKadu(env: Record<string, string> = {}): Promise<KaduTestApp> {
+export async function startKadu(
+  env: Record<string, string> = {},
+  /** Feature modules added to the app, as bench/fixtures/kadu-echo.main.ts adds its echo. */
+  extraImports: DynamicModule['imports'] = [],
+): Promise<KaduTestApp> {
   const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'kadu-test-'));
   const pgUrl = DISTRIBUTED ? PG_URL : undefined;
   const redisUrl = DISTRIBUTED ? REDIS_URL : undefined;
@@ -52,7 +56,7 @@ export async function startKadu(env: Record<string, string> = {}): Promise<KaduT
     ...(s3Endpoint && s3Bucket ? s3Env(s3Endpoint, s3Bucket, `t-${randomBytes(6).toString('hex')}/`) : {}),
     ...env,
   });
-  const app = await createKaduApp(config, ['error']);
+  const app = await createKaduApp(config, ['error'], extraImports);
   return {
     app,
     server: app.getHttpServer() as Server,
