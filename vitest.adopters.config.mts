@@ -12,6 +12,8 @@ export default defineConfig({
     ...base.test,
     include: ['test/adopters/*.e2e-spec.ts'],
     exclude: ['**/node_modules/**'],
+    // No file here starts an in-process app: no embedded database template to make.
+    globalSetup: [],
     hookTimeout: 300_000,
   },
 });

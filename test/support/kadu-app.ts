@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
@@ -56,6 +58,10 @@ export async function startKadu(
     ...(s3Endpoint && s3Bucket ? s3Env(s3Endpoint, s3Bucket, `t-${randomBytes(6).toString('hex')}/`) : {}),
     ...env,
   });
+  // A fresh embedded database starts as a copy of the run's migrated one (db-template.global-setup.ts).
+  const template = inject('kaduDbTemplate');
+  if (template && !config.databaseUrl && env.DATA_DIR === undefined)
+    execFileSync('cp', ['-R', template, join(dataDir, 'db')]);
   const app = await createKaduApp(config, ['error'], extraImports);
   return {
     app,
