@@ -15,9 +15,6 @@ export default defineConfig({
     // and so do the adopter apps (vitest.adopters.config.mts): their installs and builds would
     // compete for the CPU with every other file.
     exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/adopters/**'],
-    // CI has two cores; vitest's default (cores - 1) ran the files one at a time, while most of them
-    // wait on sockets, timers and child processes: two at once (interleaved A/B: same CPU, less wall).
-    maxWorkers: 2,
     // One embedded database created and migrated for the whole run, copied by each fresh app.
     globalSetup: ['test/support/db-template.global-setup.ts'],
     testTimeout: 20000,

@@ -23,6 +23,7 @@ import { issueDevToken } from '../../src/auth/dev-token.js';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { seedEmbeddedDatabase } from '../support/kadu-app.js';
 
 /**
  * The MCP semantic conventions as an exporter sees them: the SDK is registered in this process
@@ -49,6 +50,7 @@ beforeAll(async () => {
   tracerProvider.register();
   metrics.setGlobalMeterProvider(meterProvider);
   dataDir = mkdtempSync(join(tmpdir(), 'kadu-otel-'));
+  seedEmbeddedDatabase(dataDir);
   config = loadConfig({
     PORT: '3000',
     DATA_DIR: dataDir,

@@ -23,6 +23,15 @@ export interface KaduTestApp {
   close(options?: { keepData?: boolean }): Promise<void>;
 }
 
+/**
+ * A fresh data folder's embedded database starts as a copy of the run's migrated one
+ * (db-template.global-setup.ts) rather than PGlite's initdb plus the migrations.
+ */
+export function seedEmbeddedDatabase(dataDir: string): void {
+  const template = inject('kaduDbTemplate');
+  if (template) execFileSync('cp', ['-R', template, join(dataDir, 'db')]);
+}
+
 /** Set by `npm run test:distributed` (the second pass): every app runs on PostgreSQL and Redis. */
 export const DISTRIBUTED = process.env.KADU_TEST_TOPOLOGY === 'distributed';
 
@@ -58,10 +67,7 @@ export async function startKadu(
     ...(s3Endpoint && s3Bucket ? s3Env(s3Endpoint, s3Bucket, `t-${randomBytes(6).toString('hex')}/`) : {}),
     ...env,
   });
-  // A fresh embedded database starts as a copy of the run's migrated one (db-template.global-setup.ts).
-  const template = inject('kaduDbTemplate');
-  if (template && !config.databaseUrl && env.DATA_DIR === undefined)
-    execFileSync('cp', ['-R', template, join(dataDir, 'db')]);
+  if (!config.databaseUrl && env.DATA_DIR === undefined) seedEmbeddedDatabase(dataDir);
   const app = await createKaduApp(config, ['error'], extraImports);
   return {
     app,
