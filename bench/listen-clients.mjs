@@ -1,6 +1,6 @@
 // The listeners of bench/listen.mjs, in their own process so that reading their streams does not
 // slow the load generator's event loop (a closed-loop load generator reports its own delays as
-// the server's). Driven over IPC: { open: n }, { measure: true|false }, { close: true } → replies.
+// the server's). Driven over IPC: { open: n }, { measure: true|false }, { count: true }, { close: true } → replies.
 import { request } from 'node:http';
 
 const [url, itemsArg] = process.argv.slice(2);
@@ -11,6 +11,8 @@ const ENVELOPE = {
 };
 let measuring = false;
 let latencies = [];
+// Every event read since the last { count: true }, measured or not (the CPU-per-delivery window).
+let delivered = 0;
 let open = [];
 
 /** One listener: a raw SSE stream following `uri`; resolves with its closer once acknowledged. */
@@ -45,8 +47,9 @@ function listen(uri) {
           if (!acked && message.method === 'notifications/subscriptions/acknowledged') {
             acked = true;
             resolve(() => req.destroy());
-          } else if (message.method === 'notifications/resources/updated' && measuring) {
-            latencies.push(performance.timeOrigin + performance.now() - message.params._meta.sentAt);
+          } else if (message.method === 'notifications/resources/updated') {
+            delivered++;
+            if (measuring) latencies.push(performance.timeOrigin + performance.now() - message.params._meta.sentAt);
           }
         }
       });
@@ -67,6 +70,9 @@ process.on('message', async (command) => {
       );
     }
     process.send({ opened: open.length });
+  } else if (command.count) {
+    process.send({ delivered });
+    delivered = 0;
   } else if (command.measure !== undefined) {
     measuring = command.measure;
     process.send({ measuring });

@@ -2,7 +2,11 @@
 // module on one Redis event bus: 1 000 listeners hold SSE streams on replica L, replica P publishes
 // `notifications/resources/updated` at a steady rate. Reported: delivery latency (publish on P to
 // the event read by the listener here), L's memory per listener, and L's tools/call throughput
-// with the listeners open against without, in interleaved rounds (the RATIO line).
+// with the listeners open against without, in interleaved rounds (the RATIO line), and L's CPU
+// per delivery (a quiet window with the listeners open and no calls: L's CPU time / events read).
+// LISTEN_CPU_PROF=<dir>: L runs under --cpu-prof and writes its profile there when it stops
+// (bench/profile-summary.mjs reads it). LISTEN_ROOT=<checkout>: L runs that built checkout's
+// dist/ (an A/B of the delivery path against another build, e.g. a clone of main).
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
@@ -15,8 +19,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const QUICK = process.argv.includes('--quick');
 const CFG = QUICK
-  ? { listeners: 1000, items: 10, rate: 20, warmup: 5, rounds: 3, duration: 2, connections: 16 }
-  : { listeners: 1000, items: 10, rate: 20, warmup: 10, rounds: 6, duration: 3, connections: 16 };
+  ? { listeners: 1000, items: 10, rate: 20, warmup: 5, rounds: 3, duration: 2, quiet: 2, connections: 16 }
+  : { listeners: 1000, items: 10, rate: 20, warmup: 10, rounds: 6, duration: 3, quiet: 3, connections: 16 };
+const CPU_PROF = process.env.LISTEN_CPU_PROF;
+const L_ROOT = process.env.LISTEN_ROOT ?? root;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PIN =
   availableParallelism() >= 2 &&
@@ -39,9 +45,9 @@ const modern = (method, params, name) => ({
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
 });
 
-async function start(label, env, core) {
-  const child = spawn(process.execPath, ['dist/bench/fixtures/listen.main.js'], {
-    cwd: root,
+async function start(label, env, core, { cwd = root, flags = [] } = {}) {
+  const child = spawn(process.execPath, [...flags, 'dist/bench/fixtures/listen.main.js'], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -67,9 +73,13 @@ const stop = (child) =>
   });
 // Server CPU time (user + system, 10 ms ticks) from /proc: what the listening replica spends,
 // whatever else the shared machine is doing.
-const cpuMs = (pid) => {
+const cpuTimes = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+};
+const cpuMs = (pid) => {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 };
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -117,7 +127,12 @@ console.log(
   PIN ? 'listening replica on core 0; publisher, listeners and load generator on core 1 (taskset)' : 'not pinned',
 );
 const prefix = `bench-listen-${randomBytes(6).toString('hex')}:`;
-const L = await start('listening replica', { REDIS_URL, REDIS_PREFIX: prefix }, 0);
+const L = await start('listening replica', { REDIS_URL, REDIS_PREFIX: prefix }, 0, {
+  cwd: L_ROOT,
+  flags: CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [],
+});
+if (L_ROOT !== root) console.log(`listening replica from ${L_ROOT}`);
+if (CPU_PROF) console.log(`listening replica profiled into ${CPU_PROF}`);
 const P = await start(
   'publishing replica',
   { REDIS_URL, REDIS_PREFIX: prefix, PUBLISH_RATE: String(CFG.rate), ITEMS: String(CFG.items) },
@@ -146,6 +161,13 @@ try {
     const { opened } = await listeners.ask({ open: CFG.listeners });
     if (opened !== CFG.listeners) throw new Error(`${opened} listeners opened, not ${CFG.listeners}`);
     const open = rssMb(L.child.pid);
+    // L's CPU per delivery: a window with no calls, only the events flowing to the open streams.
+    await listeners.ask({ count: true });
+    const quietCpu = cpuTimes(L.child.pid);
+    await new Promise((r) => setTimeout(r, CFG.quiet * 1000));
+    const quietEnd = cpuTimes(L.child.pid);
+    const quietMs = quietEnd.user + quietEnd.system - quietCpu.user - quietCpu.system;
+    const { delivered } = await listeners.ask({ count: true });
     await listeners.ask({ measure: true });
     const withListeners = await measured();
     await listeners.ask({ measure: false });
@@ -160,10 +182,13 @@ try {
       cpuUsWithout: without.cpuUsPerRequest,
       cpuUsWith: withListeners.cpuUsPerRequest,
       kibPerListener: ((open - before) * 1024) / CFG.listeners,
+      cpuUsPerDelivery: (quietMs * 1000) / delivered,
+      // The kernel's share (the write syscalls and, on loopback, the TCP receive path they run).
+      systemUsPerDelivery: ((quietEnd.system - quietCpu.system) * 1000) / delivered,
     });
     const last = rounds.at(-1);
     console.log(
-      `round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); server CPU ${last.cpuUsWithout.toFixed(0)} → ${last.cpuUsWith.toFixed(0)} µs/call (deliveries included); RSS +${last.kibPerListener.toFixed(1)} KiB per listener`,
+      `round ${i + 1}: tools/call ${Math.round(last.without)} req/s without, ${Math.round(last.with)} with ${CFG.listeners} listeners (×${last.ratio.toFixed(2)}); server CPU ${last.cpuUsWithout.toFixed(0)} → ${last.cpuUsWith.toFixed(0)} µs/call (deliveries included); RSS +${last.kibPerListener.toFixed(1)} KiB per listener; ${last.cpuUsPerDelivery.toFixed(1)} µs of L's CPU per delivery (${last.systemUsPerDelivery.toFixed(1)} in the kernel)`,
     );
   }
 } finally {
@@ -181,6 +206,8 @@ const summary = {
   ratio: median(rounds.map((r) => r.ratio)),
   cpuUsWithout: median(rounds.map((r) => r.cpuUsWithout)),
   cpuUsWith: median(rounds.map((r) => r.cpuUsWith)),
+  cpuUsPerDelivery: median(rounds.map((r) => r.cpuUsPerDelivery)),
+  systemUsPerDelivery: median(rounds.map((r) => r.systemUsPerDelivery)),
   rounds,
 };
 writeFileSync(
@@ -196,6 +223,9 @@ console.log(
 );
 console.log(
   `server CPU per tools/call: ${summary.cpuUsWithout.toFixed(0)} µs without listeners, ${summary.cpuUsWith.toFixed(0)} µs with (the deliveries of that time included)`,
+);
+console.log(
+  `L's CPU per delivery (median of ${rounds.length} quiet ${CFG.quiet} s windows, events only): ${summary.cpuUsPerDelivery.toFixed(1)} µs, ${summary.systemUsPerDelivery.toFixed(1)} µs of it in the kernel`,
 );
 console.log(`RATIO listen_tools_call_cpu_without_vs_with ${(summary.cpuUsWithout / summary.cpuUsWith).toFixed(2)}`);
 console.log(`RATIO listen_tools_call_with_vs_without ${summary.ratio.toFixed(2)}`);

@@ -7,8 +7,10 @@ import {
   offeredPart,
   offersNothing,
   parseSubscriptionFilter,
+  sseEventBytes,
   sseMessage,
   SUBSCRIPTION_ID_META,
+  type SubscriptionEvent,
   type SubscriptionOffer,
 } from './subscriptions.js';
 
@@ -139,5 +141,62 @@ describe('subscriptions/listen messages', () => {
     });
     const frame = sseMessage({ a: { b: 1 } });
     expect(frame).toBe('event: message\ndata: {"a":{"b":1}}\n\n');
+  });
+});
+
+describe('sseEventBytes: one serialization per event, the id spliced in per stream', () => {
+  const SLOT = '\u0000subscription-id\u0000';
+  const events: SubscriptionEvent[] = [
+    { type: 'tools/list_changed' },
+    { type: 'prompts/list_changed', audience: 'acme' },
+    { type: 'resources/list_changed' },
+    { type: 'resources/updated', uri: 'a://1' },
+    {
+      type: 'resources/updated',
+      uri: 'kobana://kadu/executions/é"\\\n\u2028',
+      audience: 'acme',
+      meta: { 'example.com/status': 'running', nested: { n: [1, 'two', null] } },
+    },
+    // The publisher's meta cannot replace the id: the spliced bytes keep the id where the full serialization puts it.
+    { type: 'resources/updated', uri: 'a://1', meta: { [SUBSCRIPTION_ID_META]: 99, after: true } },
+    { type: 'tasks/status', taskId: 't1', params: { status: 'working', statusMessage: 'Running; 1 step 😀' } },
+    { type: 'tasks/status', taskId: 't"2', params: { taskId: 'other', _meta: { x: 1 }, status: 'completed' } },
+    // An event that carries the placeholder itself takes the slow path, still byte-identical.
+    { type: 'resources/updated', uri: SLOT, meta: { [SLOT]: SLOT } },
+    { type: 'tasks/status', taskId: SLOT, params: { status: 'working' } },
+  ];
+  const ids = [
+    0,
+    1,
+    -7,
+    2.5,
+    1e21,
+    Number.MAX_SAFE_INTEGER,
+    '',
+    '1',
+    'listen-1',
+    'quote " and \\ backslash',
+    'ünïcødé ✓ 😀',
+    '\u2028\u0000',
+    SLOT,
+  ];
+
+  it('is byte-identical to sseMessage(eventNotification(id, event)) for every event type and id kind', () => {
+    for (const event of events) {
+      const bytes = sseEventBytes(event);
+      for (const id of ids) {
+        expect(bytes(id).toString('utf8'), `${JSON.stringify(event)} / ${JSON.stringify(id)}`).toBe(
+          sseMessage(eventNotification(id, event)),
+        );
+        expect(bytes(id).equals(Buffer.from(sseMessage(eventNotification(id, event))))).toBe(true);
+      }
+    }
+  });
+
+  it('tells the number 1 from the string "1", and shares the bytes of one id', () => {
+    const bytes = sseEventBytes({ type: 'tools/list_changed' });
+    expect(bytes(1).toString()).toContain(`"${SUBSCRIPTION_ID_META}":1}`);
+    expect(bytes('1').toString()).toContain(`"${SUBSCRIPTION_ID_META}":"1"}`);
+    expect(bytes(1)).toBe(bytes(1));
   });
 });

@@ -165,5 +165,38 @@ export function sseMessage(message: object): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
+// Stands for the subscription id while an event is serialized; a control character, so an id or
+// an event that happens to hold it only costs the slow path, never a wrong splice.
+const ID_SLOT = '\u0000subscription-id\u0000';
+const ID_SLOT_JSON = JSON.stringify(ID_SLOT);
+
+/**
+ * The SSE bytes of one event for any stream, the event serialized once: the notification is
+ * encoded with a placeholder id and each stream's id (its JSON) is spliced in. The bytes are
+ * exactly `sseMessage(eventNotification(id, event))` — key order and escaping included, since both
+ * come from the same serialization. One buffer per distinct id, shared by the streams that use it
+ * (many clients number their listen request 1).
+ */
+export function sseEventBytes(event: SubscriptionEvent): (id: JsonRpcId) => Buffer {
+  const template = sseMessage(eventNotification(ID_SLOT, event));
+  const at = template.indexOf(ID_SLOT_JSON);
+  const byId = new Map<JsonRpcId, Buffer>();
+  // The placeholder occurs once unless the event itself carries it: then each id is serialized whole.
+  const spliceable = at >= 0 && template.indexOf(ID_SLOT_JSON, at + 1) < 0;
+  const head = spliceable ? Buffer.from(template.slice(0, at)) : undefined;
+  const tail = spliceable ? Buffer.from(template.slice(at + ID_SLOT_JSON.length)) : undefined;
+  return (id) => {
+    let bytes = byId.get(id);
+    if (!bytes) {
+      bytes =
+        head && tail
+          ? Buffer.concat([head, Buffer.from(JSON.stringify(id)), tail])
+          : Buffer.from(sseMessage(eventNotification(id, event)));
+      byId.set(id, bytes);
+    }
+    return bytes;
+  };
+}
+
 /** An SSE comment: ignored by clients, it keeps proxies from closing an idle stream. */
 export const SSE_HEARTBEAT = ': keep-alive\n\n';

@@ -1,20 +1,22 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { Socket } from 'node:net';
 import type { Response } from 'express';
 import { MCP_EVENT_BUS, type McpEventBus } from '../events/mcp-event-bus.js';
 import { McpConfig } from '../mcp-config.js';
 import {
   acknowledgement,
-  eventNotification,
   filterWants,
   isLegacyRevision,
   type JsonRpcId,
   listenEnd,
   offersNothing,
   SSE_HEARTBEAT,
+  sseEventBytes,
   sseMessage,
   type SubscriptionEvent,
   type SubscriptionFilter,
 } from '../protocol/index.js';
+import { chunkSocket, SseChunk } from './sse-chunk.js';
 import { subscriptionOffer } from './subscription-options.js';
 
 /** One open `subscriptions/listen` stream on this process. */
@@ -33,12 +35,30 @@ type EndReason = 'closed' | 'expired' | 'shutdown' | 'overflow';
 interface Open extends ListenStream {
   timer?: NodeJS.Timeout;
   ended: boolean;
+  /** Where its messages are written as pre-framed chunks (sse-chunk.ts); else through `res`. */
+  socket?: Socket;
 }
+
+/** One event being written to the streams that were to hear it when it arrived. */
+interface FanOut {
+  readonly bytes: (id: JsonRpcId) => Buffer;
+  /** The event's chunk per subscription id (many streams share one: clients often number listen 1). */
+  readonly chunks: Map<JsonRpcId, SseChunk>;
+  readonly targets: Open[];
+  next: number;
+}
+
+const HEARTBEAT = new SseChunk(Buffer.from(SSE_HEARTBEAT));
 
 /**
  * The listen streams this process holds. One bus subscription per process; events are fanned out
  * here, by URI or task id through an index, to the streams whose honoured filter and audience
  * admit them — the per-listener authorization at delivery.
+ *
+ * Each event is serialized once (the stream's id spliced in) and written in batches of
+ * `deliveryBatch` streams per event-loop turn, so that requests interleave with a large fan-out.
+ * Events are written in arrival order: one that arrives mid-fan-out waits behind it, so every
+ * stream hears them in publish order.
  */
 @Injectable()
 export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
@@ -47,6 +67,8 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly byUri = new Map<string, Set<Open>>();
   private readonly byTask = new Map<string, Set<Open>>();
   private readonly perPrincipal = new Map<string, number>();
+  private readonly fanOuts: FanOut[] = [];
+  private nextBatch?: NodeJS.Immediate;
   private heartbeat?: NodeJS.Timeout;
   private stopBus?: () => void;
   private retry?: NodeJS.Timeout;
@@ -56,6 +78,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   readonly maxSubscriptionsPerStream: number;
   private readonly heartbeatMs: number;
   private readonly maxBufferedBytes: number;
+  private readonly deliveryBatch: number;
 
   constructor(
     config: McpConfig,
@@ -68,6 +91,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.maxSubscriptionsPerStream = options?.maxSubscriptionsPerStream ?? 100;
     this.heartbeatMs = options?.heartbeatMs ?? 15_000;
     this.maxBufferedBytes = options?.maxBufferedBytes ?? 1024 * 1024;
+    this.deliveryBatch = Math.max(1, options?.deliveryBatch ?? 64);
   }
 
   /**
@@ -103,6 +127,10 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     clearTimeout(this.retry);
     this.stopBus?.();
     this.stopBus = undefined;
+    // The events already heard are written before the end result, which stays the last message.
+    clearImmediate(this.nextBatch);
+    this.nextBatch = undefined;
+    this.writeBatches(Infinity);
     for (const stream of [...this.streams]) this.end(stream, 'shutdown');
   }
 
@@ -134,7 +162,9 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     for (const task of open.filter.taskIds ?? []) index(this.byTask, task).add(open);
     // The client closing the stream (or the connection dropping) ends the subscription.
     res.once('close', () => this.forget(open));
-    this.write(open, sseMessage(acknowledgement(open.id, open.filter)));
+    // The first write sends the headers with it; then Node has decided the framing.
+    res.write(sseMessage(acknowledgement(open.id, open.filter)));
+    open.socket = chunkSocket(res);
     if (open.expiresAt !== undefined) {
       // setTimeout fires at once past 2^31-1 ms: a far expiry is capped (~24 days), never immediate.
       open.timer = setTimeout(
@@ -147,6 +177,10 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private deliver(event: SubscriptionEvent): void {
+    if (this.closed) return;
+    // The URI and task indexes already chose the streams that follow it; only broadcast kinds
+    // (list changes) need the filter. The audience is checked for every stream.
+    const indexed = event.type === 'resources/updated' || event.type === 'tasks/status';
     const candidates =
       event.type === 'resources/updated'
         ? this.byUri.get(event.uri)
@@ -154,22 +188,48 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
           ? this.byTask.get(event.taskId)
           : this.streams;
     if (!candidates) return;
+    const targets: Open[] = [];
     for (const stream of candidates) {
-      if (stream.ended || !filterWants(stream.filter, event)) continue;
+      if (!indexed && !filterWants(stream.filter, event)) continue;
       if (event.audience !== undefined && event.audience !== stream.audience) continue;
-      this.write(stream, sseMessage(eventNotification(stream.id, event)));
+      targets.push(stream);
     }
+    if (!targets.length) return;
+    this.fanOuts.push({ bytes: sseEventBytes(event), chunks: new Map(), targets, next: 0 });
+    // Behind a fan-out in progress it waits its turn; otherwise its first batch goes out now.
+    if (!this.nextBatch) this.writeBatches(this.deliveryBatch);
+  }
+
+  /** Writes up to `budget` deliveries, oldest event first, and schedules the rest for the next turn. */
+  private writeBatches(budget: number): void {
+    this.nextBatch = undefined;
+    while (budget > 0 && this.fanOuts.length) {
+      const fanOut = this.fanOuts[0];
+      while (budget > 0 && fanOut.next < fanOut.targets.length) {
+        const stream = fanOut.targets[fanOut.next++];
+        budget--;
+        // A stream that ended meanwhile (closed, expired, let go) is skipped.
+        if (stream.ended) continue;
+        let chunk = fanOut.chunks.get(stream.id);
+        if (!chunk) fanOut.chunks.set(stream.id, (chunk = new SseChunk(fanOut.bytes(stream.id))));
+        this.write(stream, chunk);
+      }
+      if (fanOut.next === fanOut.targets.length) this.fanOuts.shift();
+    }
+    if (this.fanOuts.length) this.nextBatch = setImmediate(() => this.writeBatches(this.deliveryBatch));
   }
 
   private beat(): void {
-    for (const stream of this.streams) this.write(stream, SSE_HEARTBEAT);
+    for (const stream of this.streams) this.write(stream, HEARTBEAT);
   }
 
-  private write(stream: Open, chunk: string): void {
+  private write(stream: Open, chunk: SseChunk): void {
     if (stream.ended) return;
     // A client that stops reading would make the process buffer without bound: it is let go.
     if (stream.res.writableLength > this.maxBufferedBytes) return this.end(stream, 'overflow');
-    stream.res.write(chunk);
+    if (!stream.socket) stream.res.write(chunk.payload);
+    // A socket going away fires 'close' (which forgets the stream) soon: nothing to write meanwhile.
+    else if (stream.socket.writable) stream.socket.write(chunk.framed);
   }
 
   private end(stream: Open, reason: EndReason): void {

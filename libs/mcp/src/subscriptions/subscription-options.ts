@@ -30,6 +30,11 @@ export interface McpSubscriptionOptions {
   heartbeatMs?: number;
   /** Queued bytes past which a stream that does not read is ended (default 1 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * Streams written per event-loop turn while an event fans out (default 64): a larger fan-out
+   * continues at the next turn, so requests are served in between; the publish order holds.
+   */
+  deliveryBatch?: number;
 }
 
 /** The offer the options make; nothing when `subscriptions` is absent. */
