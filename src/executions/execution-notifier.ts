@@ -8,15 +8,23 @@ export const STEPS_META = 'com.kobana.kadu/steps';
 
 export const executionUri = (id: string): string => `kobana://kadu/executions/${id}`;
 
+/** The execution as the notifier hears of it, and its organisation's slug (the audience). */
+export type ExecutionChangeListener = (
+  execution: { id: string; org_id: string; status: string },
+  audience: string,
+) => Promise<void>;
+
 /**
  * Tells `subscriptions/listen` streams that an execution changed: its resource when its state
- * changes, a step is added, it needs input or it ends, and its steps resource when steps change.
+ * changes, a step is added, it needs input or it ends, and its steps resource when steps change;
+ * then its listeners (the execution's task status, src/mcp/execution-tasks.ts).
  * Published on the event bus by whichever replica made the change; heard only by streams of the
  * execution's organisation (the audience is its slug, as the token names it).
  */
 @Injectable()
 export class ExecutionNotifier {
   private readonly slugs = new Map<string, string>();
+  private readonly listeners: ExecutionChangeListener[] = [];
 
   constructor(
     @Inject(DATABASE) private readonly db: Database,
@@ -37,6 +45,13 @@ export class ExecutionNotifier {
     await this.events.resourceUpdated(executionUri(execution.id), { audience, meta });
     if (change.stepsChanged)
       await this.events.resourceUpdated(`${executionUri(execution.id)}/steps`, { audience, meta });
+    // Then what else follows the execution (its task status): after the resource, in change order.
+    for (const listener of this.listeners) await listener(execution, audience);
+  }
+
+  /** Hears every change this process makes to an execution (the worker's, the sweeper's, a caller's). */
+  onChanged(listener: ExecutionChangeListener): void {
+    this.listeners.push(listener);
   }
 
   private async slugOf(orgId: string): Promise<string | undefined> {

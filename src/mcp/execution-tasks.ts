@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import {
   InputRequests,
@@ -16,6 +16,7 @@ import { ApiError } from '../common/api-error.js';
 import { isId } from '../common/ids.js';
 import { DATABASE, type Database } from '../db/database.js';
 import type { ContinueExecutionDto } from '../executions/execution.dto.js';
+import { ExecutionNotifier } from '../executions/execution-notifier.js';
 import { type ExecutionRow, executionView } from '../executions/execution.view.js';
 import { ExecutionsService } from '../executions/executions.service.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
@@ -25,6 +26,11 @@ const POLL_MS: Record<string, number> = { echo: 500, csv_summary: 1000, reconcil
 const POLL_QUEUED_MS = 2000;
 const POLL_WAITING_MS = 5000;
 const NONE = 'none';
+/** An execution (`e`) with what its task state shows: kind, steps, last step, question rounds. */
+const TASK_COLUMNS = `e.*, t.kind,
+        (select count(*) from execution_steps s where s.execution_id = e.id)::int as step_count,
+        (select s.summary from execution_steps s where s.execution_id = e.id order by s.seq desc limit 1) as last_step,
+        (select count(*) from execution_steps s where s.execution_id = e.id and s.kind = 'question')::int as rounds`;
 
 interface TaskRow extends ExecutionRow {
   kind: string;
@@ -56,15 +62,26 @@ interface Ask {
  * replica), `tasks/update` answers its question exactly as `kadu_executions_continue` does, and
  * `tasks/cancel` cancels it as `kadu_executions_cancel` does. Every read is scoped to the caller's
  * organisation; libs/mcp also binds the task id to the member who ran it.
+ *
+ * Every change of an execution (the worker's steps and status, a question, the end, the sweeper,
+ * a hand-back, an answer or a cancel) is reported as the task's new state to McpTaskEvents, which
+ * publishes `notifications/tasks` for the listen streams following the task, on every replica.
  */
 @Injectable()
-export class ExecutionTasks implements McpTaskSource {
+export class ExecutionTasks implements McpTaskSource, OnModuleInit {
+  private readonly logger = new Logger('ExecutionTasks');
+
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     private readonly orgs: OrgContextService,
     private readonly executions: ExecutionsService,
+    private readonly notifier: ExecutionNotifier,
     private readonly moduleRef: ModuleRef,
   ) {}
+
+  onModuleInit(): void {
+    this.notifier.onChanged((execution, audience) => this.statusChanged(execution.id, audience));
+  }
 
   async create(creation: McpTaskCreation): Promise<McpTaskState> {
     const id = (creation.value as { data?: { id?: string } }).data?.id;
@@ -106,11 +123,12 @@ export class ExecutionTasks implements McpTaskSource {
     const merged = { ...answers, decisions };
     const outstanding = this.choices(row).filter((c) => decisions[String(c.bank_line)] === undefined);
     if (this.choices(row).length && outstanding.length === 0) return this.continue(caller, row, merged);
-    await this.db.query(
-      `update executions set answers = $2::jsonb, updated_at = now() where id = $1 and status = 'awaiting_input'`,
+    const [updated] = await this.db.query<ExecutionRow>(
+      `update executions set answers = $2::jsonb, updated_at = now() where id = $1 and status = 'awaiting_input' returning *`,
       [row.id, JSON.stringify(merged)],
     );
-    this.changed(ref, caller);
+    // Fewer questions outstanding: the execution and its task changed.
+    if (updated) await this.notifier.changed(updated);
   }
 
   /**
@@ -120,39 +138,48 @@ export class ExecutionTasks implements McpTaskSource {
    */
   async cancel(ref: McpTaskRef, caller: McpTaskCaller): Promise<void> {
     try {
+      // The cancel is announced by the service (queued, waiting) or by the worker (running).
       await this.executions.cancel(caller.principal as KaduPrincipal, ref.id);
     } catch (error) {
       // It finished meanwhile: cancellation is cooperative, the ack stands (tasks.md §Task Cancellation).
       if (!(error instanceof ApiError && error.getStatus() === 409)) throw error;
     }
-    this.changed(ref, caller);
   }
 
   private async continue(caller: McpTaskCaller, row: TaskRow, answers: Record<string, unknown>): Promise<void> {
     await this.executions.continue(caller.principal as KaduPrincipal, row.id, { answers } as ContinueExecutionDto);
-    this.changed({ tool: 'kadu_tasks_run', id: row.id }, caller);
   }
 
-  /** Hook for task status notifications (a subscriptions/listen stream, when there is one). */
-  private changed(ref: McpTaskRef, caller: McpTaskCaller): void {
-    this.moduleRef.get(McpTaskEvents, { strict: false }).changed({
-      ref,
-      ...(caller.principal
-        ? { principalKey: `${(caller.principal as KaduPrincipal).org}:${caller.principal.subject}` }
-        : {}),
-    });
+  /**
+   * The execution changed (on this process): its task's state goes to McpTaskEvents under the
+   * member who ran it (the task id is bound to them) and heard by their organisation only. A
+   * failure here never fails the change; polling `tasks/get` still shows it.
+   */
+  private async statusChanged(id: string, audience: string): Promise<void> {
+    try {
+      const [row] = await this.db.query<TaskRow & { owner: string }>(
+        `select ${TASK_COLUMNS}, m.email as owner
+           from executions e join tasks t on t.id = e.task_id join members m on m.id = e.requested_by
+          where e.id = $1`,
+        [id],
+      );
+      if (!row) return;
+      this.moduleRef.get(McpTaskEvents, { strict: false }).changed({
+        ref: { tool: 'kadu_tasks_run', id: row.id },
+        principalKey: `${audience}:${row.owner}`,
+        state: this.state(row),
+        audience,
+      });
+    } catch (error) {
+      this.logger.warn(`task status of ${id} not published: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private async load(ref: McpTaskRef, caller: McpTaskCaller): Promise<TaskRow | undefined> {
     if (ref.tool !== 'kadu_tasks_run' || !isId(ref.id) || !caller.principal) return undefined;
     const ctx = await this.orgs.of(caller.principal as KaduPrincipal);
     const [row] = await this.db.query<TaskRow>(
-      `select e.*, t.kind,
-              (select count(*) from execution_steps s where s.execution_id = e.id)::int as step_count,
-              (select s.summary from execution_steps s where s.execution_id = e.id order by s.seq desc limit 1) as last_step,
-              (select count(*) from execution_steps s where s.execution_id = e.id and s.kind = 'question')::int as rounds
-         from executions e join tasks t on t.id = e.task_id
-        where e.id = $1 and e.org_id = $2`,
+      `select ${TASK_COLUMNS} from executions e join tasks t on t.id = e.task_id where e.id = $1 and e.org_id = $2`,
       [ref.id, ctx.orgId],
     );
     return row;

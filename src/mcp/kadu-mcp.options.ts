@@ -70,6 +70,8 @@ export function kaduSubscriptions(config: AppConfig): McpSubscriptionOptions | u
       ? new RedisEventBus(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
       : new InMemoryEventBus(),
     resourceSubscriptions: true,
+    // Task status notifications of kadu_tasks_run's tasks (their member's streams follow them by task id).
+    tasks: true,
     // An execution's events are heard by its organisation's streams only (the token's slug).
     audience: (p) => (p as KaduPrincipal | undefined)?.org,
     maxStreamsPerPrincipal: config.listenMaxStreams,

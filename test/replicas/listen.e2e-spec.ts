@@ -116,6 +116,59 @@ shared.describe('replicas: subscriptions/listen', () => {
     }
   });
 
+  it("a stream following a task id on replica A hears the task's status changes made by replica B, in order", async () => {
+    const client = await member();
+    const bank = await upload(client, 'bank.csv', 'date,description,amount\n2026-11-02,ACME,-150.00\n');
+    const ledger = await upload(
+      client,
+      'ledger.csv',
+      'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\n',
+    );
+    const task = (await client.rest('post', '/api/v1/tasks', { name: 'task on A', kind: 'reconcile', cost_cap: 50 }))
+      .body.data.id;
+    // kadu_tasks_run as a task (on B), confirmed in the chat.
+    const withTasks = { capabilities: { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const args = { task_id: task, input_file_ids: [bank, ledger] };
+    const ask = (await client.mcp('2026', 'tools/call', { name: 'kadu_tasks_run', arguments: args }, withTasks)).body
+      .result;
+    const confirm = { confirm: { action: 'accept', content: { confirm: true } } };
+    const { taskId } = (
+      await client.mcp(
+        '2026',
+        'tools/call',
+        { name: 'kadu_tasks_run', arguments: args, requestState: ask.requestState, inputResponses: confirm },
+        withTasks,
+      )
+    ).body.result;
+    const [{ id }] = (await client.rest('get', `/api/v1/executions?task_id=${task}`)).body.data;
+    await client.waitForExecution(id, (e) => e.status === 'awaiting_input');
+
+    const stream = await ListenStream.open(listener.url, await set.token(), { taskIds: [taskId] }, 'task-on-a');
+    try {
+      expect((await stream.next(() => true, 'the acknowledgement')).params.notifications).toEqual({
+        taskIds: [taskId],
+      });
+      // Answered on B; B's worker runs it; A hears the task's changes through Redis.
+      expect(
+        (await client.rest('post', `/api/v1/executions/${id}/continue`, { answers: { decisions: { 1: 'L-2' } } }))
+          .status,
+      ).toBe(202);
+      const done = await stream.next(
+        (m) => m.method === 'notifications/tasks' && m.params.status === 'completed',
+        'completed',
+      );
+      expect(done.params).toMatchObject({ taskId, statusMessage: expect.stringMatching(/^Succeeded after/) });
+      const phases = stream.messages
+        .filter((m) => m.method === 'notifications/tasks')
+        .map((m) => `${m.params.status}:${String(m.params.statusMessage).split(/[; ]/)[0]}`)
+        .filter((phase, i, all) => phase !== all[i - 1]);
+      expect(phases).toEqual(['working:Queued', 'working:Running', 'completed:Succeeded']);
+      for (const m of stream.messages.slice(1)) expect(m.params._meta[SUB]).toBe('task-on-a');
+    } finally {
+      stream.close();
+    }
+  });
+
   it('SIGTERM on the replica ends its open stream with the listen result, and the process stops cleanly', async () => {
     const stream = await ListenStream.open(
       listener.url,

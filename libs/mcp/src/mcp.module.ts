@@ -21,6 +21,7 @@ import { InMemoryEventBus } from './events/in-memory-event-bus.js';
 import { MCP_EVENT_BUS, type McpEventBus } from './events/mcp-event-bus.js';
 import { ListenHandler } from './subscriptions/listen.handler.js';
 import { ListenStreams } from './subscriptions/listen-streams.js';
+import { ListenTasks } from './subscriptions/listen-tasks.js';
 import { McpEvents } from './subscriptions/mcp-events.js';
 import { TaskHandler } from './dispatch/task.handler.js';
 import { McpTaskEvents } from './tasks/task-events.js';
@@ -78,6 +79,7 @@ const PROVIDERS = [
     useFactory: (options: McpModuleOptions) => options.subscriptions?.eventBus ?? new InMemoryEventBus(),
   },
   ListenStreams,
+  ListenTasks,
   ListenHandler,
   McpEvents,
   McpDispatcher,

@@ -107,6 +107,15 @@ export function createTaskResult(taskId: string, state: TaskState): JsonObject {
   return { resultType: 'task', ...taskFields(taskId, state) };
 }
 
+/**
+ * The params of `notifications/tasks` (on a listen stream following the task): the task's `Task`
+ * fields as `tasks/get` shows them, without the result or the input requests (the client reads
+ * those with `tasks/get` when the status tells it to).
+ */
+export function taskStatusParams(taskId: string, state: TaskState): JsonObject {
+  return taskFields(taskId, state);
+}
+
 /** tasks/get: `resultType: "complete"` and the DetailedTask of the status (tasks.md §Task Polling). */
 export function detailedTask(taskId: string, state: TaskState): JsonObject {
   const fields = taskFields(taskId, state);

@@ -13,6 +13,7 @@ import {
   type SubscriptionFilter,
 } from '../protocol/index.js';
 import { ListenStreams } from './listen-streams.js';
+import { ListenTasks } from './listen-tasks.js';
 import { subscriptionOffer } from './subscription-options.js';
 
 /**
@@ -26,6 +27,7 @@ export class ListenHandler {
     private readonly config: McpConfig,
     private readonly streams: ListenStreams,
     private readonly resources: ResourceHandler,
+    private readonly tasks: ListenTasks,
   ) {}
 
   handlers(): McpMethodHandler[] {
@@ -89,7 +91,11 @@ export class ListenHandler {
     }
     const authorizeTask = this.config.subscriptions?.authorizeTask;
     for (const taskId of filter.taskIds ?? []) {
-      if (!(await authorizeTask?.(call.principal, taskId))) {
+      // The app's own check when it gives one, else the module's for the task ids it minted.
+      const allowed = authorizeTask
+        ? await authorizeTask(call.principal, taskId)
+        : this.tasks.enabled && (await this.tasks.canFollow(call.principal, taskId, call.requestId));
+      if (!allowed) {
         throw new McpRejectionError(invalidParams(call.id, `Task not found: ${taskId}`, { taskId }));
       }
     }

@@ -18,6 +18,13 @@ export interface McpSubscriptionOptions {
    */
   authorizeTask?: (principal: McpPrincipal | undefined, taskId: string) => boolean | Promise<boolean>;
   /**
+   * Tasks extension, for the module's own tasks (the `tasks` source): streams may follow the task
+   * ids the module minted for their caller (checked as `tasks/get` checks them), and a change the
+   * app reports through `McpTaskEvents.changed()` with the task's state becomes
+   * `notifications/tasks` on the event bus. Ignored without a `tasks` source.
+   */
+  tasks?: boolean;
+  /**
    * Who may hear an event: a stream hears an event published with an `audience` only when this
    * gives the same value for its principal (e.g. the organisation). Computed once per stream.
    */
@@ -44,6 +51,6 @@ export function subscriptionOffer(options: McpSubscriptionOptions | undefined): 
     promptsListChanged: options?.promptsListChanged === true,
     resourcesListChanged: options?.resourcesListChanged === true,
     resourceSubscriptions: options?.resourceSubscriptions === true,
-    taskIds: options?.authorizeTask !== undefined,
+    taskIds: options?.authorizeTask !== undefined || options?.tasks === true,
   };
 }

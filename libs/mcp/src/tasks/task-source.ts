@@ -52,4 +52,12 @@ export interface McpTaskChange {
   readonly ref: TaskRef;
   /** The principal key of the caller the task belongs to, when the app knows it. */
   readonly principalKey?: string;
+  /**
+   * The task as it is now. With it and `principalKey`, and `subscriptions.tasks` on, the module
+   * publishes `notifications/tasks` on the event bus, heard by the listen streams following the
+   * task on every replica — whichever replica (a worker, a sweeper) made the change.
+   */
+  readonly state?: TaskState;
+  /** Who may hear it, as `subscriptions.audience` (e.g. the organisation): defence in depth. */
+  readonly audience?: string;
 }
