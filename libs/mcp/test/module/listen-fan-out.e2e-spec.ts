@@ -2,6 +2,8 @@ import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ListenStreams, McpArg, McpEvents, McpModule, McpResourceTemplate } from '@kobana/nest-mcp';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
+import { modernRequest } from '@kobana/nest-mcp/testing';
+import { connect } from 'node:net';
 import { ListenStream, SUB, type StreamMessage } from '../../../../test/support/listen-stream.js';
 
 /**
@@ -55,6 +57,7 @@ function publish(app: INestApplication, count: number): void {
 
 const updates = (s: ListenStream) => s.messages.filter((m) => m.method === 'notifications/resources/updated');
 const marks = (s: ListenStream) => updates(s).map((m) => m.params._meta.n);
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const sequence = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
 
 describe('listen fan-out over several turns', () => {
@@ -106,6 +109,49 @@ describe('listen fan-out over several turns', () => {
       expect(registry.size).toBe(before - 1);
     } finally {
       for (const s of streams) s.close();
+    }
+  });
+
+  it('the wire is plain HTTP/1.1 chunks, and an HTTP/1.0 client (no chunked framing) hears the same events', async () => {
+    const r = modernRequest('subscriptions/listen', { notifications: { resourceSubscriptions: [URI] } }, { id: 9 });
+    const body = JSON.stringify(r.body);
+    const rawListen = async (version: string) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      const head = Object.entries({
+        ...r.headers,
+        Host: 'localhost',
+        'Content-Length': String(Buffer.byteLength(body)),
+      })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+      socket.write(`POST /mcp ${version}\r\n${head}\r\n${body}`);
+      const until = async (what: string) => {
+        for (let i = 0; i < 400 && !text.includes(what); i++) await new Promise((res) => setTimeout(res, 25));
+        expect(text, what).toContain(what);
+      };
+      await until('notifications/subscriptions/acknowledged');
+      return { socket, until, text: () => text };
+    };
+    const [v11, v10] = [await rawListen('HTTP/1.1'), await rawListen('HTTP/1.0')];
+    try {
+      publish(app, 3);
+      for (const s of [v11, v10]) await s.until('"n":3');
+      const sse = (n: number) =>
+        `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"${URI}","_meta":{"n":${n},"${SUB}":9}}}\n\n`;
+      // HTTP/1.1: each event is one chunk, its length in hex then the bytes.
+      expect(v11.text()).toMatch(/^HTTP\/1\.1 200 .*\r\n[^]*transfer-encoding: chunked\r\n/i);
+      for (const n of [1, 2, 3])
+        expect(v11.text()).toContain(`\r\n${Buffer.byteLength(sse(n)).toString(16)}\r\n${sse(n)}\r\n`);
+      // HTTP/1.0: no chunk framing at all; the body is the SSE messages back to back.
+      expect(v10.text()).not.toMatch(/transfer-encoding/i);
+      expect(v10.text().split('\r\n\r\n')[1]).toMatch(
+        new RegExp(`\\n\\n${escape(sse(1))}${escape(sse(2))}${escape(sse(3))}$`),
+      );
+    } finally {
+      v11.socket.destroy();
+      v10.socket.destroy();
     }
   });
 
