@@ -29,7 +29,10 @@ export interface McpSubscriptionOptions {
    * gives the same value for its principal (e.g. the organisation). Computed once per stream.
    */
   audience?: (principal: McpPrincipal | undefined) => string | undefined | Promise<string | undefined>;
-  /** Streams one principal (principalKey) may hold open on one process (default 10). */
+  /**
+   * Streams one principal (principalKey) may hold open on one process (default 10): per process,
+   * where a stream's cost lies (README §3b says why not deployment-wide).
+   */
   maxStreamsPerPrincipal?: number;
   /** Resource URIs plus task ids one stream may follow (default 100). */
   maxSubscriptionsPerStream?: number;
