@@ -1,9 +1,9 @@
 import { McpEvents } from '@kobana/nest-mcp';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
-import { eventually } from '../support/eventually.js';
+import { eventually } from '../../libs/mcp/test/support/eventually.js';
 import { uploadFile } from '../support/files.js';
-import { ListenStream, SUB, type StreamMessage } from '../support/listen-stream.js';
+import { ListenStream, SUB, type StreamMessage } from '../../libs/mcp/test/support/listen-stream.js';
 
 /**
  * Issue 21 with the Tasks extension: a listen stream following a task id (`taskIds`) hears

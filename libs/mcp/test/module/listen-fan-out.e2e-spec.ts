@@ -4,7 +4,7 @@ import { ListenStreams, McpArg, McpEvents, McpModule, McpResourceTemplate } from
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { modernRequest } from '@kobana/nest-mcp/testing';
 import { connect } from 'node:net';
-import { ListenStream, SUB, type StreamMessage } from '../../../../test/support/listen-stream.js';
+import { ListenStream, SUB, type StreamMessage } from '../support/listen-stream.js';
 
 /**
  * Issue 21: a fan-out larger than `deliveryBatch` is written over several event-loop turns. What a
