@@ -34,6 +34,7 @@ import { STATE_SECRET } from './mcp/state-key.js';
 import { AuthModule } from './auth/auth.module.js';
 import { KaduMcpState } from './mcp/kadu-mcp.options.js';
 import { MembersService } from './members/members.service.js';
+import { MEMBERSHIP_CHANGES, RedisMembershipChanges } from './orgs/membership-changes.js';
 import { OrgContextService } from './orgs/org-context.service.js';
 import { SECRET_VALUE_BOX, SecretEntryController } from './secrets/secret-entry.controller.js';
 import { SecretsService } from './secrets/secrets.service.js';
@@ -101,6 +102,13 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     },
     PermissionGuard,
     ApiRateLimitGuard,
+    {
+      // With Redis, a member changed through one replica is forgotten by every replica's cache at once.
+      provide: MEMBERSHIP_CHANGES,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) =>
+        c.redisUrl ? new RedisMembershipChanges(c.redisUrl, c.redisPrefix, c.dependencyTimeoutMs) : null,
+    },
     OrgContextService,
     // The bearer strategies apply the member's current role to every verified token (AuthModule).
     { provide: MEMBERSHIP, useExisting: OrgContextService },

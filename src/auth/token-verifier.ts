@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { BoundedTtlCache } from '../common/bounded-ttl-cache.js';
@@ -51,9 +51,7 @@ export class TokenVerifier implements OnModuleInit {
   private keys!: KeySet;
   private publicJwks: { keys: object[] } = { keys: [] };
   private keySetFingerprint = '';
-  private readonly verified = new BoundedTtlCache<{ principal: KaduPrincipal; issuedAt?: number }>(
-    VERIFIED_TOKEN_MAX_ENTRIES,
-  );
+  private readonly verified = new BoundedTtlCache<Verification & { ok: true }>(VERIFIED_TOKEN_MAX_ENTRIES);
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -101,24 +99,21 @@ export class TokenVerifier implements OnModuleInit {
 
   /** The verdict on a token; throws KeySetUnavailable when the keys to judge it cannot be had. */
   async verify(token: string, audience: string): Promise<Verification> {
-    const key = createHash('sha256').update(audience).update('\n').update(token).digest('base64');
+    // One-shot hashing: a fifth of the cost of a Hash object for a token-sized input.
+    const key = hash('sha256', `${audience}\n${token}`, 'base64');
+    // The verdict itself is kept (read-only), so a cached request allocates nothing for it.
     const cached = this.verified.get(key);
-    if (cached) return { ok: true, ...cached };
+    if (cached) return cached;
     const verdict = await this.verifyAfresh(token, audience);
-    if (verdict.ok && verdict.expiresAt !== undefined) {
-      this.verified.set(
-        key,
-        { principal: verdict.principal, ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}) },
-        Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS),
-      );
-    }
-    return verdict.ok
-      ? {
-          ok: true,
-          principal: verdict.principal,
-          ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}),
-        }
-      : verdict;
+    if (!verdict.ok) return verdict;
+    const verified: Verification = {
+      ok: true,
+      principal: verdict.principal,
+      ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}),
+    };
+    if (verdict.expiresAt !== undefined)
+      this.verified.set(key, verified, Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS));
+    return verified;
   }
 
   private async verifyAfresh(token: string, audience: string): Promise<Verification & { expiresAt?: number }> {

@@ -9,6 +9,9 @@ import { getMetadataStorage, registerDecorator, ValidateIf, type ValidationOptio
 import { JSONSchema } from '@kobana/nest-mcp';
 import { ApiError, type ApiErrorItem } from './api-error.js';
 import { findUnsafeText } from './unsafe-text.js';
+import { memoiseValidationMetadata } from './validation-metadata-memo.js';
+
+memoiseValidationMetadata();
 
 function flatten(errors: ValidationError[], prefix = ''): ApiErrorItem[] {
   const items: ApiErrorItem[] = [];

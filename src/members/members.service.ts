@@ -89,7 +89,7 @@ export class MembersService {
       `insert into members (id, org_id, email, name, role, status) values ($1, $2, $3, $4, $5, 'active') returning *`,
       [newId(), ctx.orgId, dto.email, dto.name, dto.role],
     );
-    this.orgs.forget(ctx.slug, dto.email);
+    await this.orgs.forget(ctx.slug, dto.email);
     return { data: memberView(row!) };
   }
 
@@ -116,8 +116,9 @@ export class MembersService {
       );
       return { data: memberView(row!) };
     });
-    // Once committed: the member's next request on this replica has the new role (others: within MEMBERSHIP_MAX_AGE_MS).
-    this.orgs.forget(ctx.slug, changed.data.email);
+    // Once committed: the member's next request on every replica has the new role (MembershipChanges;
+    // without Redis, or with it away, other replicas within MEMBERSHIP_MAX_AGE_MS).
+    await this.orgs.forget(ctx.slug, changed.data.email);
     return changed;
   }
 
@@ -140,7 +141,7 @@ export class MembersService {
       );
       return { data: memberView(row!) };
     });
-    this.orgs.forget(ctx.slug, removed.data.email);
+    await this.orgs.forget(ctx.slug, removed.data.email);
     return removed;
   }
 

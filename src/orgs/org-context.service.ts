@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { capToStoredRole, type MembershipCheck } from '../auth/membership.js';
 import { ApiError } from '../common/api-error.js';
@@ -6,6 +6,7 @@ import { BoundedTtlCache } from '../common/bounded-ttl-cache.js';
 import { newId } from '../common/ids.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
+import { MEMBERSHIP_CHANGES, type MemberChanged, type MembershipChanges } from './membership-changes.js';
 
 export interface OrgContext {
   readonly orgId: string;
@@ -31,8 +32,9 @@ interface Row {
 
 /**
  * How long this process trusts what it read of an organisation and a member. Changes made through
- * this process (roles, removals, new members) forget the entry at once; a change made on another
- * replica is seen here at most this long after it was made.
+ * this process (roles, removals, new members) forget the entry at once, and with Redis every other
+ * replica forgets it too on hearing the change (`MembershipChanges`); a change that is not heard
+ * (Redis away, no Redis, a write made outside Kadu) is seen here at most this long after it was made.
  */
 export const MEMBERSHIP_MAX_AGE_MS = 5_000;
 /** Distinct (organisation, member) pairs kept per process. */
@@ -48,21 +50,34 @@ export const DEFAULT_PLAN = { name: 'starter', monthly_budget: 1000, max_concurr
  * seconds instead of one per call); `forget` drops an entry when this process changes the member.
  */
 @Injectable()
-export class OrgContextService implements MembershipCheck {
+export class OrgContextService implements MembershipCheck, OnModuleInit, OnModuleDestroy {
   private readonly rows = new BoundedTtlCache<Row | null>(MEMBERSHIP_MAX_ENTRIES);
+  /** Moves on every change heard: a row read while a change was heard is used once, not kept. */
+  private generation = 0;
 
   constructor(
     @Inject(DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(MEMBERSHIP_CHANGES) private readonly changes?: MembershipChanges,
   ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.changes?.subscribe((change) => this.heard(change));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.changes?.close();
+  }
 
   async of(principal: KaduPrincipal): Promise<OrgContext> {
     let row = await this.load(principal);
     if ((!row || !row.member_id) && this.config.devTokens) {
       await this.provision(principal, row?.org_id);
       // Read afresh: a concurrent request may have cached the absence while this one provisioned.
+      const generation = this.generation;
       row = await this.query(principal);
-      this.rows.set(keyOf(principal.org, principal.subject), row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
+      if (generation === this.generation)
+        this.rows.set(keyOf(principal.org, principal.subject), row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
     }
     if (!row || !row.member_id)
       throw new ApiError(403, 'unknown_member', 'Unknown member', 'This account is not a member of the organisation');
@@ -97,17 +112,29 @@ export class OrgContextService implements MembershipCheck {
     );
   }
 
-  /** Drops what this process knows of a member (after changing them, or creating them). */
-  forget(orgSlug: string, email: string): void {
-    this.rows.delete(keyOf(orgSlug, email));
+  /**
+   * Drops what this process knows of a member (after changing them, or creating them) and tells
+   * the other replicas to do the same; resolves once told (never rejects: the age bound stays).
+   */
+  async forget(orgSlug: string, email: string): Promise<void> {
+    this.heard({ org: orgSlug, email });
+    await this.changes?.publish(orgSlug, email);
+  }
+
+  private heard(change: MemberChanged): void {
+    this.generation++;
+    if (change) this.rows.delete(keyOf(change.org, change.email));
+    else this.rows.clear();
   }
 
   private async load(principal: KaduPrincipal): Promise<Row | undefined> {
     const key = keyOf(principal.org, principal.subject);
     const cached = this.rows.get(key);
     if (cached !== undefined) return cached ?? undefined;
+    const generation = this.generation;
     const row = await this.query(principal);
-    this.rows.set(key, row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
+    // A change heard while the query ran may postdate what it read: answer with it, keep nothing.
+    if (generation === this.generation) this.rows.set(key, row ?? null, Date.now() + MEMBERSHIP_MAX_AGE_MS);
     return row;
   }
 
