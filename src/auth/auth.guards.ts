@@ -1,11 +1,5 @@
-import {
-  type CanActivate,
-  type ExecutionContext,
-  HttpException,
-  Inject,
-  Injectable,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { type ExecutionContext, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
 import {
   formatBearerChallenge,
   McpRejectionError,
@@ -18,7 +12,7 @@ import {
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/api-error.js';
-import { authenticateBearer, authFailureOf, type BearerOutcome } from './bearer.strategies.js';
+import { authFailureOf } from './bearer.strategies.js';
 import { KeySetUnavailable } from './token-verifier.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -52,16 +46,6 @@ async function withFailedAuthBudget(
   }
 }
 
-/** Runs the door's bearer strategy and hands its outcome to `handleRequest`; the principal becomes `req.user`. */
-async function authenticate(
-  door: 'mcp' | 'api',
-  req: Request,
-  handleRequest: (outcome: BearerOutcome) => KaduPrincipal,
-): Promise<boolean> {
-  (req as Request & { user?: KaduPrincipal }).user = handleRequest(await authenticateBearer(door, req));
-  return true;
-}
-
 /** A dependency the verification needs (the membership lookup's database) could not answer. */
 function isUnavailable(err: unknown): err is HttpException {
   return err instanceof HttpException && err.getStatus() === 503;
@@ -85,29 +69,34 @@ function refusal(context: ExecutionContext): { sent: boolean; description: strin
  * client to the OAuth login (libs/mcp/docs/security.md §Authentication), before any JSON-RPC method.
  */
 @Injectable()
-export class McpAuthGuard implements CanActivate {
+export class McpAuthGuard extends AuthGuard('mcp-bearer') {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly limits: RateLimits,
-  ) {}
+  ) {
+    super();
+  }
 
-  canActivate(context: ExecutionContext): Promise<boolean> {
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
-    const res = http.getResponse<Response>();
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    const res = context.switchToHttp().getResponse<Response>();
     return withFailedAuthBudget(
       this.limits,
-      req,
+      context.switchToHttp().getRequest<Request>(),
       (retryAfter) => {
         res.setHeader('Retry-After', String(retryAfter));
         return new McpRejectionError(tooManyRequests(null, retryAfter));
       },
       () => new McpRejectionError(serviceUnavailable(null)),
-      () => authenticate('mcp', req, ({ user, error }) => this.handleRequest(error, user, context)),
+      async () => (await super.canActivate(context)) as boolean,
     );
   }
 
-  handleRequest(err: unknown, user: KaduPrincipal | false | undefined, context: ExecutionContext): KaduPrincipal {
+  override handleRequest<T = KaduPrincipal>(
+    err: unknown,
+    user: T | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): T {
     if (!err && user) return user;
     if (err instanceof KeySetUnavailable)
       throw new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys"));
@@ -128,14 +117,15 @@ export class McpAuthGuard implements CanActivate {
 
 /** The REST door: the same verification with the API's audience, answering in the API's error envelope. */
 @Injectable()
-export class ApiAuthGuard implements CanActivate {
-  constructor(private readonly limits: RateLimits) {}
+export class ApiAuthGuard extends AuthGuard('api-bearer') {
+  constructor(private readonly limits: RateLimits) {
+    super();
+  }
 
-  canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request>();
+  override canActivate(context: ExecutionContext): Promise<boolean> {
     return withFailedAuthBudget(
       this.limits,
-      req,
+      context.switchToHttp().getRequest<Request>(),
       (retryAfter) =>
         new ApiError(429, 'rate_limited', 'Too many failed logins', `Retry after ${retryAfter} seconds`).withHeader(
           'Retry-After',
@@ -148,11 +138,16 @@ export class ApiAuthGuard implements CanActivate {
           'Service unavailable',
           'The rate-limit store cannot be reached',
         ).withHeader('Retry-After', '5'),
-      () => authenticate('api', req, ({ user, error }) => this.handleRequest(error, user, context)),
+      async () => (await super.canActivate(context)) as boolean,
     );
   }
 
-  handleRequest(err: unknown, user: KaduPrincipal | false | undefined, context: ExecutionContext): KaduPrincipal {
+  override handleRequest<T = KaduPrincipal>(
+    err: unknown,
+    user: T | false,
+    _info: unknown,
+    context: ExecutionContext,
+  ): T {
     if (!err && user) return user;
     if (err instanceof KeySetUnavailable) {
       throw new ApiError(

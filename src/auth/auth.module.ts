@@ -1,8 +1,9 @@
 import { Controller, Get, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { PassportModule } from '@nestjs/passport';
 import { ApiAuthGuard, McpAuthGuard } from './auth.guards.js';
-import { bindAuth } from './bearer.strategies.js';
+import { ApiBearerStrategy, bindAuth, McpBearerStrategy } from './bearer.strategies.js';
 import { TokenVerifier } from './token-verifier.js';
 import { KaduMcpState } from '../mcp/kadu-mcp.options.js';
 
@@ -38,9 +39,9 @@ class AuthBinder implements OnModuleInit {
 
 @Module({
   // The guards spend the budgets shared with the MCP endpoint.
-  imports: [KaduMcpState],
+  imports: [PassportModule, KaduMcpState],
   controllers: [JwksController],
-  providers: [TokenVerifier, AuthBinder, McpAuthGuard, ApiAuthGuard],
+  providers: [TokenVerifier, AuthBinder, McpBearerStrategy, ApiBearerStrategy, McpAuthGuard, ApiAuthGuard],
   exports: [TokenVerifier, McpAuthGuard, ApiAuthGuard],
 })
 export class AuthModule {}

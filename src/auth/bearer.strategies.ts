@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import bearer from 'passport-http-bearer';
 import type { KaduPrincipal } from './kadu-principal.js';
@@ -15,7 +17,8 @@ export function authFailureOf(req: Request): string | undefined {
 }
 
 /**
- * One strategy instance per door serves every app in the process (tests, blue/green): each app
+ * Passport keeps strategies in a process-wide registry, so with two app instances in one process
+ * (tests, blue/green) the last one registered would verify every app's tokens. Each app therefore
  * binds its own verifier and audiences to its Express instance, and the strategy reads them from
  * the request it is verifying.
  */
@@ -61,49 +64,26 @@ async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Prom
   return false;
 }
 
-/** What the strategy concluded: a principal, a refusal (`false`), or an error (keys or database away). */
-export type BearerOutcome = { user: KaduPrincipal | false; error?: undefined } | { user?: undefined; error: unknown };
+/** Tokens for the MCP door: audience = the MCP endpoint's canonical URL. */
+@Injectable()
+export class McpBearerStrategy extends PassportStrategy(Strategy, 'mcp-bearer') {
+  constructor() {
+    super({ passReqToCallback: true });
+  }
 
-type Door = 'mcp' | 'api';
-
-/**
- * One passport-http-bearer strategy per door (the audiences are read from the request's app, so
- * one instance serves every app in the process). The guards call it directly, as passport's
- * `authenticate` would, without passport's per-request middleware (a closure per request, the
- * session helpers added to every request, Nest's options merging): same token extraction, same
- * verdicts, a fifth of the authentication's cost.
- */
-const strategies: Record<Door, BearerStrategy> = {
-  mcp: strategyFor('mcp'),
-  api: strategyFor('api'),
-};
-
-type BearerStrategy = InstanceType<typeof Strategy> & { authenticate(req: Request): void };
-type Attempt = BearerStrategy & {
-  success(user: KaduPrincipal): void;
-  fail(): void;
-  error(error: unknown): void;
-};
-
-function strategyFor(door: Door): BearerStrategy {
-  return new Strategy(
-    { passReqToCallback: true },
-    (req: Request, token: string, done: (error: unknown, user?: KaduPrincipal | false) => void) => {
-      verifyFor(door, req, token).then(
-        (user) => done(null, user),
-        (error: unknown) => done(error),
-      );
-    },
-  ) as BearerStrategy;
+  validate(req: Request, token: string): Promise<KaduPrincipal | false> {
+    return verifyFor('mcp', req, token);
+  }
 }
 
-/** Runs the door's strategy on this request (the strategy's success, fail and error as passport binds them). */
-export function authenticateBearer(door: Door, req: Request): Promise<BearerOutcome> {
-  return new Promise((resolve) => {
-    const attempt = Object.create(strategies[door]) as Attempt;
-    attempt.success = (user) => resolve({ user });
-    attempt.fail = () => resolve({ user: false });
-    attempt.error = (error) => resolve({ error });
-    attempt.authenticate(req);
-  });
+/** Tokens for the REST door: audience = the API. A token stolen from one door does not open the other. */
+@Injectable()
+export class ApiBearerStrategy extends PassportStrategy(Strategy, 'api-bearer') {
+  constructor() {
+    super({ passReqToCallback: true });
+  }
+
+  validate(req: Request, token: string): Promise<KaduPrincipal | false> {
+    return verifyFor('api', req, token);
+  }
 }
