@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { Request, Response } from 'express';
 import { exchangeOf } from '../call/exchange.js';
 import { McpRejectionError } from '../errors.js';
-import { setCommonHeaders } from '../http/send.js';
+import { HEADER_MCP_PROTOCOL_VERSION } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
 import type { LadderCheck } from './ladder-check.js';
 import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
@@ -33,6 +33,9 @@ export class EraGuard implements CanActivate, LadderCheck {
     );
     if (isRejection(decision)) throw new McpRejectionError(decision);
     exchange.era = decision;
-    setCommonHeaders(res, decision.revision);
+    // Cache-Control is already set (the entry middleware, and every answer's writeHead); the revision
+    // is set unless the header the middleware took from the request already names it.
+    if (res.getHeader(HEADER_MCP_PROTOCOL_VERSION) !== decision.revision)
+      res.setHeader(HEADER_MCP_PROTOCOL_VERSION, decision.revision);
   }
 }
