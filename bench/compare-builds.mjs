@@ -93,7 +93,15 @@ async function group(targets) {
   }
   return rounds;
 }
-const ratio = (res, a, b, key = 'rps') => median(res[a].map((r, i) => r[key] / res[b][i][key]));
+const ratios = (res, a, b, key) => res[a].map((r, i) => r[key] / res[b][i][key]);
+const ratio = (res, a, b, key = 'rps') => median(ratios(res, a, b, key));
+// Every round's ratio, sorted, and in how many rounds this checkout was ahead: the spread says how far
+// the median can be trusted on a loaded machine.
+const spread = (res, a, b, key, better) => {
+  const rs = ratios(res, a, b, key).sort((x, y) => x - y);
+  const ahead = rs.filter((r) => (better === 'lower' ? r < 1 : r > 1)).length;
+  return `rounds: ${rs.map((r) => r.toFixed(2)).join(' ')} (ahead in ${ahead} of ${rs.length})`;
+};
 const report = (res) => {
   for (const [name, rs] of Object.entries(res)) {
     console.log(
@@ -151,6 +159,7 @@ try {
   console.log(
     `this ÷ base, module tools/call: throughput ${ratio(res, 'mine.module_call', 'base.module_call').toFixed(3)}, CPU per call ${ratio(res, 'mine.module_call', 'base.module_call', 'cpu').toFixed(3)}`,
   );
+  console.log(`  CPU per call, ${spread(res, 'mine.module_call', 'base.module_call', 'cpu', 'lower')}`);
   if (process.env.LISTS) {
     // tools/list of the 1 000-tool app (a 100-entry page) in both builds.
     const list = {
@@ -176,6 +185,7 @@ try {
     console.log(
       `this ÷ base, tools/list of 1 000 tools: throughput ${ratio(lists, 'mine.list_1000', 'base.list_1000').toFixed(3)}, CPU per call ${ratio(lists, 'mine.list_1000', 'base.list_1000', 'cpu').toFixed(3)}`,
     );
+    console.log(`  CPU per call, ${spread(lists, 'mine.list_1000', 'base.list_1000', 'cpu', 'lower')}`);
   }
 } finally {
   for (const app of apps) app.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 import type { CanActivate, Type } from '@nestjs/common';
 import { EraGuard } from './guards/era.guard.js';
 import { HeaderMatchGuard } from './guards/header-match.guard.js';
+import type { LadderCheck } from './guards/ladder-check.js';
 import { RateLimitGuard } from './guards/rate-limit.guard.js';
 import { McpTransportGuard } from './guards/transport.guard.js';
 import type { RejectionRung } from './protocol/index.js';
@@ -11,8 +12,11 @@ export interface LadderStep {
   readonly rungs: string;
   /** What is checked. */
   readonly checks: string;
-  /** The module's guard for this step; absent where a middleware, the app or the dispatcher checks. */
-  readonly guard?: Type<CanActivate>;
+  /**
+   * The module's guard class for this step, whose `check` McpLadderGuard runs in its single pass;
+   * absent where a middleware, the app or the dispatcher checks.
+   */
+  readonly guard?: Type<CanActivate & LadderCheck>;
   /** Who checks when no guard of the module does. */
   readonly by?: string;
   readonly rejections: readonly RejectionRung[];
@@ -20,9 +24,10 @@ export interface LadderStep {
 
 /**
  * The order in which a request to the endpoint is checked; the first refusal answers. The
- * controller's `@UseGuards` is the app's guards followed by `LADDER_GUARDS`, in this order: each
- * guard relies on what the ones before it learnt (the parsed message, then the era), so none of
- * them works alone. docs/ladder.md has the statuses, codes and the test that pins each rung.
+ * controller's `@UseGuards` is the app's guards followed by McpLadderGuard, which runs the
+ * `LADDER_GUARDS` in this order in one pass: each relies on what the ones before it learnt (the
+ * parsed message, then the era), so none of them works alone. docs/ladder.md has the statuses,
+ * codes and the test that pins each rung.
  */
 export const LADDER: readonly LadderStep[] = [
   {
@@ -83,5 +88,7 @@ export const LADDER: readonly LadderStep[] = [
   },
 ];
 
-/** The module's ladder guards, in order (after the app's own). */
-export const LADDER_GUARDS: readonly Type<CanActivate>[] = LADDER.flatMap((step) => (step.guard ? [step.guard] : []));
+/** The module's ladder guards, in order (after the app's own): McpLadderGuard runs them in one pass. */
+export const LADDER_GUARDS: readonly Type<CanActivate & LadderCheck>[] = LADDER.flatMap((step) =>
+  step.guard ? [step.guard] : [],
+);

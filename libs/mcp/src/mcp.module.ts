@@ -38,6 +38,7 @@ import { McpExceptionFilter } from './http/mcp-exception.filter.js';
 import { createMcpController } from './http/mcp.controller.js';
 import { createProtectedResourceController } from './http/protected-resource.controller.js';
 import { LADDER_GUARDS } from './ladder.js';
+import { McpLadderGuard } from './guards/ladder.guard.js';
 import { MCP_DECLARED_GUARDS, MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
 import {
   MCP_MODULE_OPTIONS,
@@ -84,6 +85,7 @@ const PROVIDERS = [
   McpEvents,
   McpDispatcher,
   ...LADDER_GUARDS,
+  McpLadderGuard,
   McpExceptionFilter,
   HostBodyParsers,
 ];

@@ -35,7 +35,9 @@ export class MrtrService {
     args: unknown,
     work: (inputs: McpInputRound) => Promise<JsonObject>,
   ): Promise<JsonObject> {
-    const inputs = await this.prepare(call, target, args);
+    // Without a returned requestState the round is known at once: no await for it.
+    const round = this.prepare(call, target, args);
+    const inputs = round instanceof McpInputRound ? round : await round;
     // The call object is per request: attaching the round to it (rather than copying the call)
     // keeps its lazily computed fields lazy.
     call.inputs = inputs;
@@ -61,34 +63,40 @@ export class MrtrService {
     }
   }
 
-  private async prepare(call: McpCall, target: string, args: unknown): Promise<McpInputRound> {
+  private prepare(call: McpCall, target: string, args: unknown): McpInputRound | Promise<McpInputRound> {
     if (call.era.era !== 'modern') return new McpInputRound('legacy', {}, {}, undefined);
     const { requestState, inputResponses } = call.params;
     if (inputResponses !== undefined && !isPlainObject(inputResponses)) {
       throw new McpRejectionError(invalidParams(call.id, 'Invalid params: inputResponses must be an object'));
     }
-    let data: unknown;
-    if (requestState !== undefined) {
-      const claims = this.sealer.open(requestState);
-      const fails =
-        !claims ||
-        claims.exp < Date.now() ||
-        claims.sub !== this.config.principalKey(call.principal) ||
-        claims.method !== call.method ||
-        claims.target !== target ||
-        claims.digest !== argumentDigest(canonicalJson(args));
-      if (fails)
-        throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
-      // Single use: a replayed state (same retry twice, or on another replica) is refused.
-      if (!(await this.store.consumeOnce(`mrtr-nonce:${claims.nonce}`, STATE_TTL_MS))) {
-        throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
-      }
-      data = claims.data;
+    if (requestState !== undefined) return this.resume(call, target, args, requestState);
+    return this.round(call, undefined);
+  }
+
+  /** A later round: the returned requestState must be sealed by us, bound to this call, unexpired and unused. */
+  private async resume(call: McpCall, target: string, args: unknown, requestState: unknown): Promise<McpInputRound> {
+    const claims = this.sealer.open(requestState);
+    const fails =
+      !claims ||
+      claims.exp < Date.now() ||
+      claims.sub !== this.config.principalKey(call.principal) ||
+      claims.method !== call.method ||
+      claims.target !== target ||
+      claims.digest !== argumentDigest(canonicalJson(args));
+    if (fails) throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
+    // Single use: a replayed state (same retry twice, or on another replica) is refused.
+    if (!(await this.store.consumeOnce(`mrtr-nonce:${claims.nonce}`, STATE_TTL_MS))) {
+      throw new McpRejectionError(invalidParams(call.id, INVALID_STATE, { reason: 'invalid_request_state' }));
     }
+    return this.round(call, claims.data);
+  }
+
+  private round(call: McpCall, data: unknown): McpInputRound {
+    const era = call.era;
     return new McpInputRound(
       'modern',
-      call.era.clientCapabilities,
-      (inputResponses as JsonObject | undefined) ?? {},
+      era.era === 'modern' ? era.clientCapabilities : {},
+      (call.params.inputResponses as JsonObject | undefined) ?? {},
       data,
     );
   }

@@ -102,7 +102,8 @@ export class McpDispatcher {
           ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
           : adaptResponseForLegacyClient(result);
       const toolError = message.method === 'tools/call' && result.isError === true;
-      return { status: 200, body: serializeSuccess(id, adapted), ...(toolError ? { toolError } : {}) };
+      const body = serializeSuccess(id, adapted);
+      return toolError ? { status: 200, body, toolError } : { status: 200, body };
     } catch (error) {
       // One map for every handler (errors.ts); what it does not answer here (an app's HttpException
       // of 5xx, an unexpected error) goes on to the endpoint's exception filter.

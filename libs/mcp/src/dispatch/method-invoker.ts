@@ -1,10 +1,12 @@
-import { Injectable, type PipeTransform, type Type } from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, type PipeTransform, type Type } from '@nestjs/common';
 import { ContextIdFactory, ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import type { MethodBinding } from '../discovery/method-binding.js';
 import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
 import type { McpCall, McpCallContext } from '../call/mcp-call.js';
+
+const NO_ARGS: ReadonlyMap<string, unknown> = new Map();
 
 /** A validated, bound call of a provider's method, not yet run. */
 export interface PreparedCall {
@@ -22,6 +24,7 @@ export interface PreparedCall {
 export class MethodInvoker {
   private readonly validation: PipeTransform;
   private readonly pipes = new Map<Type<PipeTransform>, Promise<PipeTransform>>();
+  private readonly metadata = new Map<Type, ArgumentMetadata>();
 
   constructor(
     private readonly config: McpConfig,
@@ -50,11 +53,15 @@ export class MethodInvoker {
     context: Partial<McpCallContext> & { name: string },
   ): Promise<PreparedCall> {
     const input = binding.inputClass
-      ? ((await this.validation.transform({ ...args }, { type: 'body', metatype: binding.inputClass })) as JsonObject)
+      ? ((await this.validation.transform({ ...args }, this.metadataOf(binding.inputClass))) as JsonObject)
       : args;
     // Arguments without pipes and singleton providers need no await: a tool call waits only for
     // its validation and its own method.
-    const argValues = binding.argPipes.size ? await this.pipedArgs(binding, input) : this.plainArgs(binding, input);
+    const argValues = binding.argPipes.size
+      ? await this.pipedArgs(binding, input)
+      : binding.argNames.length
+        ? this.plainArgs(binding, input)
+        : NO_ARGS;
     const params = this.bind(binding, input, argValues, call, context);
     const wrapper = binding.wrapper;
     const instance =
@@ -96,7 +103,7 @@ export class MethodInvoker {
   private bind(
     binding: MethodBinding,
     input: JsonObject,
-    argValues: Map<string, unknown>,
+    argValues: ReadonlyMap<string, unknown>,
     call: McpCall,
     context: Partial<McpCallContext> & { name: string },
   ): unknown[] {
@@ -117,6 +124,16 @@ export class MethodInvoker {
     const contextId = ContextIdFactory.getByRequest(req);
     this.moduleRef.registerRequestByContextId(req, contextId);
     return this.moduleRef.resolve(binding.wrapper.token, contextId, { strict: false });
+  }
+
+  /** The pipe's metadata for an input class, made once per class, as Nest does for a route's parameters. */
+  private metadataOf(metatype: Type): ArgumentMetadata {
+    let metadata = this.metadata.get(metatype);
+    if (!metadata) {
+      metadata = { type: 'body', metatype };
+      this.metadata.set(metatype, metadata);
+    }
+    return metadata;
   }
 
   private pipeInstance(pipe: Type<PipeTransform> | PipeTransform): Promise<PipeTransform> | PipeTransform {

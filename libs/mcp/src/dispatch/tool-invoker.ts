@@ -33,13 +33,21 @@ export class ToolInvoker {
   ): Promise<JsonObject> {
     // `asTask`: the call is answered with a task made from the method's value (Tasks extension);
     // a refusal by the method (4xx) still answers at once, and no task is made.
-    const finish = async (value: unknown) => (asTask ? asTask(value) : this.present(tool, value));
+    const finish = (value: unknown): JsonObject | Promise<JsonObject> =>
+      asTask ? asTask(value) : this.present(tool, value);
     try {
-      const prepared = await this.invoker.prepare(tool, args, call, {
-        name: tool.name,
-        ...(asTask ? { task: true } : {}),
-      });
-      if (!confirm) return await finish(await this.invoker.call(prepared));
+      const prepared = await this.invoker.prepare(
+        tool,
+        args,
+        call,
+        asTask ? { name: tool.name, task: true } : { name: tool.name },
+      );
+      if (!confirm) {
+        // A method that answers synchronously is presented in the same tick (no await of a plain value).
+        const value = this.invoker.call(prepared);
+        const result = finish(isThenable(value) ? await value : value);
+        return result instanceof Promise ? await result : result;
+      }
       if (tool.preflight) await this.invoker.call(prepared, tool.preflight);
       return await confirm(async () => finish(await this.invoker.call(prepared)));
     } catch (error) {
@@ -67,4 +75,8 @@ export class ToolInvoker {
     }
     return { content: [{ type: 'text', text: JSON.stringify(answer.body) }], isError: true };
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

@@ -2,17 +2,27 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { Request, Response } from 'express';
 import { exchangeOf } from '../call/exchange.js';
 import { McpRejectionError } from '../errors.js';
-import { setCommonHeaders } from '../http/send.js';
+import { HEADER_MCP_PROTOCOL_VERSION } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
+import type { LadderCheck } from './ladder-check.js';
 import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
 
-/** Rung 11 of docs/ladder.md §2: decides the era of the request from its body, cross-checked with the header. */
+/**
+ * Rung 11 of docs/ladder.md §2: decides the era of the request from its body, cross-checked with the
+ * header. The endpoint runs it through McpLadderGuard's single pass (`check`); as a Nest guard of its
+ * own it does the same.
+ */
 @Injectable()
-export class EraGuard implements CanActivate {
+export class EraGuard implements CanActivate, LadderCheck {
   constructor(private readonly config: McpConfig) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<Request>();
+    const http = context.switchToHttp();
+    this.check(http.getRequest<Request>(), http.getResponse<Response>());
+    return true;
+  }
+
+  check(req: Request, res: Response): void {
     const exchange = exchangeOf(req);
     if (!exchange.message) throw new Error('EraGuard runs after McpTransportGuard');
     const header = req.headers[HEADER_PROTOCOL_VERSION];
@@ -23,7 +33,9 @@ export class EraGuard implements CanActivate {
     );
     if (isRejection(decision)) throw new McpRejectionError(decision);
     exchange.era = decision;
-    setCommonHeaders(context.switchToHttp().getResponse<Response>(), decision.revision);
-    return true;
+    // Cache-Control is already set (the entry middleware, and every answer's writeHead); the revision
+    // is set unless the header the middleware took from the request already names it.
+    if (res.getHeader(HEADER_MCP_PROTOCOL_VERSION) !== decision.revision)
+      res.setHeader(HEADER_MCP_PROTOCOL_VERSION, decision.revision);
   }
 }

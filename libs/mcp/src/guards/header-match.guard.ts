@@ -3,21 +3,27 @@ import type { Request } from 'express';
 import { exchangeOf } from '../call/exchange.js';
 import { McpRejectionError } from '../errors.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
+import type { LadderCheck } from './ladder-check.js';
 import { checkParamHeaders, checkStandardHeaders } from '../protocol/index.js';
 
 /**
  * Rung 12 of docs/ladder.md §2 (2026 era only): the standard headers must be present and mirror the body,
- * and for `tools/call` every argument the tool mirrors into an `Mcp-Param-*` header must agree.
+ * and for `tools/call` every argument the tool mirrors into an `Mcp-Param-*` header must agree. The
+ * endpoint runs it through McpLadderGuard's single pass (`check`); as a Nest guard of its own it does the same.
  */
 @Injectable()
-export class HeaderMatchGuard implements CanActivate {
+export class HeaderMatchGuard implements CanActivate, LadderCheck {
   constructor(private readonly tools: McpToolRegistry) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<Request>();
+    this.check(context.switchToHttp().getRequest<Request>());
+    return true;
+  }
+
+  check(req: Request): void {
     const { message, era } = exchangeOf(req);
     if (!message || !era) throw new Error('HeaderMatchGuard runs after EraGuard');
-    if (era.era !== 'modern') return true;
+    if (era.era !== 'modern') return;
     const header = (name: string): string | undefined => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(',') : value;
@@ -29,6 +35,5 @@ export class HeaderMatchGuard implements CanActivate {
       const params = tool?.paramHeaders.length ? checkParamHeaders(message, tool.paramHeaders, header) : undefined;
       if (params) throw new McpRejectionError(params);
     }
-    return true;
   }
 }

@@ -6,6 +6,7 @@ import { McpRejectionError, StoreUnavailable } from '../errors.js';
 import { RateLimits, rateLimitHeaders, type RateVerdict } from '../state/rate-limits.js';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import type { LadderCheck } from './ladder-check.js';
 import { type JsonRpcId, serviceUnavailable, tooManyRequests } from '../protocol/index.js';
 
 /**
@@ -15,7 +16,7 @@ import { type JsonRpcId, serviceUnavailable, tooManyRequests } from '../protocol
  * `Retry-After`; the store unreachable → 503 (never an unchecked pass).
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard implements CanActivate, LadderCheck {
   constructor(
     private readonly limits: RateLimits,
     private readonly tools: McpToolRegistry,
@@ -24,16 +25,20 @@ export class RateLimitGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    // No budget configured: answer synchronously, so Nest's guard chain does not wait a tick.
-    if (!this.limits.enabled('general') && !this.limits.enabled('writes')) return true;
-    const exchange = exchangeOf(context.switchToHttp().getRequest<Request>());
-    // Inside the request's span: the store's commands (Redis) are its children.
-    return this.telemetry.run(exchange, () => this.spend(context));
+    const http = context.switchToHttp();
+    const spent = this.check(http.getRequest<Request>(), http.getResponse<Response>());
+    return spent ? spent.then(() => true) : true;
   }
 
-  private async spend(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request>();
-    const res = context.switchToHttp().getResponse<Response>();
+  check(req: Request, res: Response): Promise<void> | undefined {
+    // No budget configured: nothing to wait for, so the ladder's pass goes on in the same tick.
+    if (!this.limits.enabled('general') && !this.limits.enabled('writes')) return undefined;
+    const exchange = exchangeOf(req);
+    // Inside the request's span: the store's commands (Redis) are its children.
+    return this.telemetry.run(exchange, () => this.spend(req, res));
+  }
+
+  private async spend(req: Request, res: Response): Promise<void> {
     const { message } = exchangeOf(req);
     if (!message) throw new Error('RateLimitGuard runs after McpTransportGuard');
     const id = message.id ?? null;
@@ -41,22 +46,22 @@ export class RateLimitGuard implements CanActivate {
     const key = principal ? this.config.principalKey(principal) : `address:${req.ip ?? 'unknown'}`;
     try {
       const general = await this.limits.consume('general', key);
-      this.check(res, general, id);
+      this.applyVerdict(res, general, id);
       if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
         const tool = this.tools.get(message.params.name);
-        if (tool && !tool.annotations.readOnlyHint) this.check(res, await this.limits.consume('writes', key), id);
+        if (tool && !tool.annotations.readOnlyHint)
+          this.applyVerdict(res, await this.limits.consume('writes', key), id);
       } else if (message.method === 'tasks/update' || message.method === 'tasks/cancel') {
         // They change a task (answers, cancellation) like a write tool does.
-        this.check(res, await this.limits.consume('writes', key), id);
+        this.applyVerdict(res, await this.limits.consume('writes', key), id);
       }
     } catch (error) {
       if (error instanceof StoreUnavailable) throw new McpRejectionError(serviceUnavailable(id, 5, error.store));
       throw error;
     }
-    return true;
   }
 
-  private check(res: Response, verdict: RateVerdict | undefined, id: JsonRpcId | null): void {
+  private applyVerdict(res: Response, verdict: RateVerdict | undefined, id: JsonRpcId | null): void {
     if (!verdict) return;
     for (const [name, value] of Object.entries(rateLimitHeaders(verdict))) res.setHeader(name, value);
     if (!verdict.allowed) throw new McpRejectionError(tooManyRequests(id, verdict.resetSec));

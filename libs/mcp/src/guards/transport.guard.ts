@@ -4,6 +4,7 @@ import { exchangeOf } from '../call/exchange.js';
 import { readBody } from '../call/read-body.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
+import type { LadderCheck } from './ladder-check.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import {
   bodyTooLarge,
@@ -25,15 +26,19 @@ import {
  * limit, then parsed into exactly one JSON-RPC request or notification.
  */
 @Injectable()
-export class McpTransportGuard implements CanActivate {
+export class McpTransportGuard implements CanActivate, LadderCheck {
   constructor(
     private readonly config: McpConfig,
     private readonly telemetry: McpTelemetry,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
+    await this.check(context.switchToHttp().getRequest<Request>());
+    return true;
+  }
+
+  /** Throws the first refusal; waits (returns a promise) only while the body is read. */
+  check(req: Request): Promise<void> | undefined {
     if (req.method !== 'POST') throw new McpRejectionError(methodNotAllowed(req.method));
     if (!isJsonContentType(req.headers['content-type'])) {
       throw new McpRejectionError(unsupportedMediaType(req.headers['content-type']));
@@ -49,25 +54,25 @@ export class McpTransportGuard implements CanActivate {
       if (isRejection(message)) throw new McpRejectionError(message);
       exchange.message = message;
       this.telemetry.begin(req, exchange);
-      return true;
+      return undefined;
     }
-    const body = await readBody(req, this.config.bodyLimit);
-    if (!body.ok) {
-      throw new McpRejectionError(
-        body.reason === 'too_large'
-          ? bodyTooLarge(this.config.bodyLimit)
-          : reject('parse_error', 400, ErrorCode.ParseError, 'Parse error: the body could not be read', null),
-      );
-    }
-    // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
-    if (jsonTextTooDeep(body.text, this.config.maxJsonDepth))
-      throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
-    const message = parseJsonRpc(body.text);
-    if (isRejection(message)) throw new McpRejectionError(message);
-    exchange.message = message;
-    // The message is known: the request's span opens (its parent may be in params._meta).
-    this.telemetry.begin(req, exchange);
-    return true;
+    return readBody(req, this.config.bodyLimit).then((body) => {
+      if (!body.ok) {
+        throw new McpRejectionError(
+          body.reason === 'too_large'
+            ? bodyTooLarge(this.config.bodyLimit)
+            : reject('parse_error', 400, ErrorCode.ParseError, 'Parse error: the body could not be read', null),
+        );
+      }
+      // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
+      if (jsonTextTooDeep(body.text, this.config.maxJsonDepth))
+        throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
+      const message = parseJsonRpc(body.text);
+      if (isRejection(message)) throw new McpRejectionError(message);
+      exchange.message = message;
+      // The message is known: the request's span opens (its parent may be in params._meta).
+      this.telemetry.begin(req, exchange);
+    });
   }
 }
 

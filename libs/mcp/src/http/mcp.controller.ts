@@ -1,7 +1,7 @@
 import { All, type CanActivate, Controller, Req, Res, type Type, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { McpDispatcher } from '../dispatch/mcp-dispatcher.js';
-import { LADDER_GUARDS } from '../ladder.js';
+import { McpLadderGuard } from '../guards/ladder.guard.js';
 import { exchangeOf } from '../call/exchange.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { McpExceptionFilter } from './mcp-exception.filter.js';
@@ -44,12 +44,12 @@ export class McpEndpointController {
 
 /**
  * Declares the endpoint's controller for one module registration: its path and the app's guards
- * (authentication, rung 3) come first, then the module's own ladder (ladder.ts).
+ * (authentication, rung 3) come first, then the module's own ladder (ladder.ts) in one guard pass.
  */
 export function createMcpController(path: string, appGuards: Type<CanActivate>[]): Type<McpEndpointController> {
   @Controller(path)
   @UseFilters(McpExceptionFilter)
-  @UseGuards(...appGuards, ...LADDER_GUARDS)
+  @UseGuards(...appGuards, McpLadderGuard)
   class McpController extends McpEndpointController {
     constructor(dispatcher: McpDispatcher, telemetry: McpTelemetry) {
       super(dispatcher, telemetry);

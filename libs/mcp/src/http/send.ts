@@ -9,23 +9,25 @@ export function setCommonHeaders(res: Response, revision?: string): void {
   if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
 }
 
-const JSON_HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
-
 export function sendJson(res: Response, status: number, body: string | readonly Buffer[]): void {
   if (res.headersSent) return;
   // One writeHead with the length known: a single write on the socket, no chunked encoding.
   if (typeof body === 'string') {
-    res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(status, jsonHeaders(Buffer.byteLength(body)));
     res.end(body);
     return;
   }
   // Pre-encoded parts go out as they are (corked: one writev with the headers), never re-encoded.
   let length = 0;
   for (const part of body) length += part.length;
-  res.writeHead(status, { ...JSON_HEADERS, 'Content-Length': length });
+  res.writeHead(status, jsonHeaders(length));
   res.cork();
   for (let i = 0; i < body.length - 1; i++) res.write(body[i]);
   res.end(body[body.length - 1]);
+}
+
+function jsonHeaders(length: number): Record<string, string | number> {
+  return { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length };
 }
 
 export function sendRejection(res: Response, rejection: Rejection): void {
