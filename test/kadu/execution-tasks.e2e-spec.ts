@@ -2,7 +2,7 @@ import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { eventually } from '../../libs/mcp/test/support/eventually.js';
 import { uploadFile } from '../support/files.js';
-import { createTask } from '../support/executions.js';
+import { createTask, TWO_AMBIGUITIES_BANK_CSV, TWO_AMBIGUITIES_LEDGER_CSV } from '../support/executions.js';
 
 /**
  * Issue 19: Kadu's executions as MCP tasks (Tasks extension, SEP-2663) over real HTTP — the same
@@ -123,18 +123,8 @@ it('a refused run answers at once and makes no task', async () => {
 
 describe('reconcile: input_required → tasks/update → completed', () => {
   async function ambiguousRun() {
-    const bank = await uploadFile(
-      kadu,
-      admin,
-      'bank.csv',
-      'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-04,Fees,-10\n2026-11-03,Rent,-900\n',
-    );
-    const ledger = await uploadFile(
-      kadu,
-      admin,
-      'ledger.csv',
-      'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\nL-4,2026-11-04,Fee a,-10\nL-5,2026-11-04,Fee b,-10\n',
-    );
+    const bank = await uploadFile(kadu, admin, 'bank.csv', TWO_AMBIGUITIES_BANK_CSV);
+    const ledger = await uploadFile(kadu, admin, 'ledger.csv', TWO_AMBIGUITIES_LEDGER_CSV);
     const taskId = await newTask('reconcile');
     const created = await runAsTask(admin, { task_id: taskId, input_file_ids: [bank, ledger] });
     return { created, taskId, waiting: await untilStatus(admin, created.taskId, 'input_required') };

@@ -4,6 +4,7 @@ import { KaduClient } from '../support/kadu-client.js';
 import { eventually } from '../../libs/mcp/test/support/eventually.js';
 import { uploadFile } from '../support/files.js';
 import { ListenStream, SUB, type StreamMessage } from '../../libs/mcp/test/support/listen-stream.js';
+import { TWO_AMBIGUITIES_BANK_CSV, TWO_AMBIGUITIES_LEDGER_CSV } from '../support/executions.js';
 
 /**
  * Issue 21 with the Tasks extension: a listen stream following a task id (`taskIds`) hears
@@ -39,18 +40,8 @@ async function listen(token: string, notifications: Record<string, unknown>, id:
 
 /** A reconcile run as a task, waiting for answers on two ambiguous lines. */
 async function waitingTask(): Promise<{ taskId: string; executionId: string }> {
-  const bank = await uploadFile(
-    kadu,
-    admin,
-    'bank.csv',
-    'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-04,Fees,-10\n2026-11-03,Rent,-900\n',
-  );
-  const ledger = await uploadFile(
-    kadu,
-    admin,
-    'ledger.csv',
-    'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\nL-4,2026-11-04,Fee a,-10\nL-5,2026-11-04,Fee b,-10\n',
-  );
+  const bank = await uploadFile(kadu, admin, 'bank.csv', TWO_AMBIGUITIES_BANK_CSV);
+  const ledger = await uploadFile(kadu, admin, 'ledger.csv', TWO_AMBIGUITIES_LEDGER_CSV);
   const task = (await admin.rest('post', '/api/v1/tasks', { name: 'followed', kind: 'reconcile', cost_cap: 50 })).body
     .data.id;
   const args = { task_id: task, input_file_ids: [bank, ledger] };

@@ -43,6 +43,12 @@ export const AMBIGUOUS_LEDGER_CSV =
  * A `reconcile` execution waiting for input: its first run asked which ledger entry bank line 1 is.
  * `upload` stores a CSV the way the caller's topology does and returns the file id.
  */
+/** A reconcile input with two ambiguous lines (ACME and the fee): a run asks two questions. */
+export const TWO_AMBIGUITIES_BANK_CSV =
+  'date,description,amount\n2026-11-02,ACME,-150.00\n2026-11-04,Fees,-10\n2026-11-03,Rent,-900\n';
+export const TWO_AMBIGUITIES_LEDGER_CSV =
+  'id,date,description,amount\nL-1,2026-11-02,ACME inv 1,-150\nL-2,2026-11-02,ACME inv 2,-150\nL-3,2026-11-03,Rent,-900\nL-4,2026-11-04,Fee a,-10\nL-5,2026-11-04,Fee b,-10\n';
+
 export async function awaitingReconcile(
   client: ExecutionClient & { waitForExecution(id: string, done?: (e: any) => boolean): Promise<any> },
   upload: (name: string, content: string) => Promise<string>,
