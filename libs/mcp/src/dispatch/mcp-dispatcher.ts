@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { requestIdOf } from '../call/request-id.js';
+import { DispatchedCall } from '../call/dispatched-call.js';
 import { answerOf } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import {
@@ -17,7 +17,7 @@ import {
 } from '../protocol/index.js';
 import { CompletionHandler } from './completion.handler.js';
 import { LifecycleHandler } from './lifecycle.handler.js';
-import { answerSiteOf, type McpCall, type McpMethodHandler, STREAM_OPENED } from '../call/mcp-call.js';
+import { answerSiteOf, type McpMethodHandler, STREAM_OPENED } from '../call/mcp-call.js';
 import { ListenHandler } from '../subscriptions/listen.handler.js';
 import { PromptHandler } from './prompt.handler.js';
 import { ResourceHandler } from './resource.handler.js';
@@ -66,20 +66,16 @@ export class McpDispatcher {
     if (!handler || !handler.eras.includes(era.era)) {
       return { rejection: methodNotFound(id, message.method, era.era === 'modern') };
     }
-    const requestIdFn = this.config.requestId;
-    const call: McpCall = {
+    const call = new DispatchedCall(
       id,
-      method: message.method,
-      params: message.params ?? {},
+      message.method,
+      message.params ?? {},
       era,
-      principal: this.config.principalOf(req),
-      // Only logs and generic errors need it: computed on first use.
-      get requestId() {
-        return requestIdOf(req, res, requestIdFn);
-      },
+      this.config.principalOf(req),
       req,
       res,
-    };
+      this.config.requestId,
+    );
     try {
       const result = await handler.handle(call);
       if (result === STREAM_OPENED) return { streamed: true };

@@ -1,5 +1,6 @@
 import { HttpException, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { McpInputRound } from '../call/inputs.js';
+import type { McpPrincipal } from '../auth/principal.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
@@ -165,10 +166,20 @@ export class TaskHandler implements OnApplicationBootstrap {
 }
 
 function callerOf(call: McpCall): McpTaskCaller {
-  return {
-    ...(call.principal ? { principal: call.principal } : {}),
-    get requestId() {
-      return call.requestId;
-    },
-  };
+  return new TaskCaller(call);
+}
+
+/** A class rather than a literal with a getter, for the reason DispatchedCall gives: the id is read on first use. */
+class TaskCaller implements McpTaskCaller {
+  declare readonly principal?: McpPrincipal;
+  readonly #call: McpCall;
+
+  constructor(call: McpCall) {
+    this.#call = call;
+    if (call.principal) this.principal = call.principal;
+  }
+
+  get requestId(): string {
+    return this.#call.requestId;
+  }
 }
