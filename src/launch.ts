@@ -5,6 +5,7 @@ import { createKaduApp } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startupProblems } from './config/startup-check.js';
 import { ListenStreams } from '@kobana/nest-mcp';
+import { disableAllocationSitePretenuring } from './lifecycle/gc-tuning.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { createRootLogger } from './logging/root-logger.js';
@@ -16,6 +17,7 @@ import type { Telemetry } from './telemetry/telemetry-config.js';
  * the app, its listener, the metrics listener, the banner and the graceful shutdown.
  */
 export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  disableAllocationSitePretenuring();
   let config;
   try {
     config = loadConfig(env);
