@@ -4,16 +4,17 @@ import { DispatchedCall } from '../call/dispatched-call.js';
 import { answerOf } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import {
+  acceptsGzip,
   adaptResponseForLegacyClient,
   adaptResultForModernClient,
+  type ContentCoding,
+  EncodedAnswer,
   encodedOf,
   type EraDecision,
   type JsonRpcMessage,
   methodNotFound,
   type Rejection,
   serializeSuccess,
-  successHead,
-  successTail,
 } from '../protocol/index.js';
 import { CompletionHandler } from './completion.handler.js';
 import { LifecycleHandler } from './lifecycle.handler.js';
@@ -27,10 +28,12 @@ import { ToolHandler } from './tool.handler.js';
 /**
  * `body`: the JSON text, or its bytes in parts (a shared result's pre-encoded tail after the id).
  * `toolError`: a `tools/call` whose result says `isError` (the telemetry's `tool_error`).
+ * `encoding`: set on a shared result's answer, whose coding follows the request's Accept-Encoding
+ * (so it varies on it); `gzip` when the body parts are a gzip member.
  * `streamed`: the handler answered with an SSE stream it keeps writing (subscriptions/listen).
  */
 export type DispatchOutcome =
-  | { status: 200; body: string | readonly Buffer[]; toolError?: boolean }
+  | { status: 200; body: string | readonly Buffer[]; toolError?: boolean; encoding?: ContentCoding }
   | { rejection: Rejection }
   | { streamed: true };
 
@@ -82,16 +85,19 @@ export class McpDispatcher {
       const encoded = encodedOf(result);
       if (encoded) {
         // A shared result (a list page): adapted and encoded once per era, only the id is new.
-        let tail = encoded.get(era.era);
-        if (!tail) {
-          tail = successTail(
+        let answer = encoded.get(era.era);
+        if (!answer) {
+          answer = EncodedAnswer.of(
             era.era === 'modern'
               ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
               : adaptResponseForLegacyClient(result),
           );
-          encoded.set(era.era, tail);
+          encoded.set(era.era, answer);
         }
-        return { status: 200, body: [successHead(id), tail] };
+        // Compressed once too (serialize.ts): gzip costs a request nothing but its id's CRC.
+        return answer.compressible && acceptsGzip(req.headers['accept-encoding'])
+          ? { status: 200, body: answer.gzip(id), encoding: 'gzip' }
+          : { status: 200, body: answer.identity(id), encoding: 'identity' };
       }
       const adapted =
         era.era === 'modern'

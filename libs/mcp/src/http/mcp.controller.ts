@@ -36,7 +36,7 @@ export class McpEndpointController {
       sendRejection(res, outcome.rejection);
       this.telemetry.finish(req, res, exchange, { rejection: outcome.rejection });
     } else {
-      sendJson(res, outcome.status, outcome.body);
+      sendJson(res, outcome.status, outcome.body, outcome.encoding);
       this.telemetry.finish(req, res, exchange, { toolError: outcome.toolError });
     }
   }

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { type Rejection, rejectionBody } from '../protocol/index.js';
+import { type ContentCoding, type Rejection, rejectionBody } from '../protocol/index.js';
 
 export const HEADER_MCP_PROTOCOL_VERSION = 'MCP-Protocol-Version';
 
@@ -9,8 +9,21 @@ export function setCommonHeaders(res: Response, revision?: string): void {
   if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
 }
 
-export function sendJson(res: Response, status: number, body: string | readonly Buffer[]): void {
+/**
+ * `encoding`, when given, says the body's coding was chosen from the request's Accept-Encoding
+ * (a shared list page): the answer then varies on it, whichever coding it is in (RFC 9110 §12.5.5).
+ */
+export function sendJson(
+  res: Response,
+  status: number,
+  body: string | readonly Buffer[],
+  encoding?: ContentCoding,
+): void {
   if (res.headersSent) return;
+  if (encoding) {
+    varyOnAcceptEncoding(res);
+    if (encoding === 'gzip') res.setHeader('Content-Encoding', 'gzip');
+  }
   // One writeHead with the length known: a single write on the socket, no chunked encoding.
   if (typeof body === 'string') {
     res.writeHead(status, jsonHeaders(Buffer.byteLength(body)));
@@ -28,6 +41,15 @@ export function sendJson(res: Response, status: number, body: string | readonly 
 
 function jsonHeaders(length: number): Record<string, string | number> {
   return { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length };
+}
+
+/** Adds Accept-Encoding to a Vary an app's middleware may have set already (e.g. `Vary: Origin`). */
+function varyOnAcceptEncoding(res: Response): void {
+  const current = res.getHeader('Vary');
+  const values = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
+  const names = values.flatMap((value) => value.split(',').map((name) => name.trim().toLowerCase()));
+  if (names.includes('*') || names.includes('accept-encoding')) return;
+  res.setHeader('Vary', [...values, 'Accept-Encoding'].join(', '));
 }
 
 export function sendRejection(res: Response, rejection: Rejection): void {

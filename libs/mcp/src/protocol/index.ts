@@ -8,6 +8,8 @@ export * from './result-envelope.js';
 export * from './origin.js';
 export * from './cursor.js';
 export * from './serialize.js';
+export * from './accept-encoding.js';
+export * from './gzip-splice.js';
 export * from './param-headers.js';
 export * from './json-depth.js';
 export * from './subscriptions.js';
