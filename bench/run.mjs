@@ -44,10 +44,14 @@ const ENVELOPE = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 const ARGS = { text: 'hello', times: 2 };
+// What the official TypeScript client sends (Node's fetch adds it): list pages over 1 KiB then come
+// gzip-coded, compressed once per page (libs/mcp/src/protocol/gzip-splice.ts); small answers never are.
+const ACCEPT_ENCODING = 'gzip, deflate';
 const modern = (method, params, name) => ({
   headers: {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
+    'accept-encoding': ACCEPT_ENCODING,
     'mcp-protocol-version': '2026-07-28',
     'mcp-method': method,
     ...(name ? { 'mcp-name': name } : {}),
@@ -58,6 +62,7 @@ const legacy = (method, params) => ({
   headers: {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
+    'accept-encoding': ACCEPT_ENCODING,
     'mcp-protocol-version': '2025-06-18',
   },
   body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
