@@ -221,6 +221,13 @@ try {
       request: auth(kadu.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
       pid: kadu.child.pid,
     },
+    // Right after the Kadu MCP door: the ratio of the two is taken between servers measured seconds apart.
+    {
+      name: 'module5_beside_kadu.tools_call',
+      url: `${module5.url}/mcp`,
+      request: modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'),
+      pid: module5.child.pid,
+    },
     {
       name: 'kadu.mcp_2025',
       url: `${kadu.url}/mcp`,
@@ -245,12 +252,6 @@ try {
       url: `${kaduDist.url}/mcp`,
       request: auth(kaduDist.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
       pid: kaduDist.child.pid,
-    },
-    {
-      name: 'module5_beside_kadu.tools_call',
-      url: `${module5.url}/mcp`,
-      request: modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo'),
-      pid: module5.child.pid,
     },
   ]);
   await Promise.all([traced.stop(), kaduDist.stop(), module5.stop()]);
@@ -298,7 +299,8 @@ const call = modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'benc
 const apps = [];
 try {
   // The quick mode leaves out the 50-tool app (no acceptance ratio uses it) to stay under two minutes.
-  const counts = QUICK ? [5, 1000] : [5, 50, 1000];
+  // 5 and 1 000 side by side (tools_list_1000_vs_5, tools_call_1000_vs_5), then 50.
+  const counts = QUICK ? [5, 1000] : [5, 1000, 50];
   // With --profile the 5-tool app (the module's own path) is profiled too.
   const profiled = (tools) =>
     PROFILE && tools === 5 ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'module')}`] : [];
@@ -335,10 +337,11 @@ try {
   ]);
   apps.push(...[mcpNest, sdk, floorStable, floor, mcpNestStable].filter(Boolean));
   await measureGroup([
+    // The floor right after ours (module_call_cpu_vs_floor), then the anchors.
     on(scale5, 'ours.tools_call', call),
+    on(floorStable, 'floor.nest_express_bare_stable_adapter', call),
     on(mcpNest, 'anchor.mcp_nest.tools_call', call),
     on(sdk, 'anchor.sdk.tools_call', call),
-    on(floorStable, 'floor.nest_express_bare_stable_adapter', call),
     ...(QUICK
       ? []
       : [
