@@ -58,6 +58,9 @@ beforeAll(async () => {
   class GzipModule {}
   app = await NestFactory.create(GzipModule, { bodyParser: false, logger: false, abortOnError: false });
   app.use((req: Request, res: Response, next: NextFunction) => {
+    // An app middleware that varies its answers on something of its own (the Vary test below).
+    const vary = req.headers['x-app-vary'];
+    if (typeof vary === 'string') res.setHeader('Vary', vary);
     res.on('finish', () => {
       const encoding = res.getHeader('Content-Encoding');
       if (res.statusCode === 200) sentEncodings.push(typeof encoding === 'string' ? encoding : undefined);
@@ -194,6 +197,25 @@ describe.each<[string, Build]>([
     const bad = await list('gzip', 'not-a-cursor');
     expect(bad.headers['content-encoding']).toBeUndefined();
     expect(bad.body.error.code).toBe(-32602);
+  });
+});
+
+describe("a Vary the app's own middleware set before the endpoint", () => {
+  it.each([
+    ['Origin', 'Origin, Accept-Encoding'],
+    ['Origin, accept-encoding', 'Origin, accept-encoding'],
+    ['*', '*'],
+  ])('%s is kept, with Accept-Encoding named once: %s', async (appVary, expected) => {
+    const r = modernRequest('tools/list', {}, { id: 'v' });
+    const res = await request(server)
+      .post('/mcp')
+      .set(r.headers)
+      .set('X-App-Vary', appVary)
+      .set('Accept-Encoding', 'gzip')
+      .send(r.body);
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers.vary).toBe(expected);
+    expect(expectRpcResult(res, 'v').tools).toHaveLength(PAGE_SIZE);
   });
 });
 
