@@ -64,106 +64,127 @@ function refusal(context: ExecutionContext): { sent: boolean; description: strin
   return { sent, description, res: http.getResponse<Response>() };
 }
 
+/** How one door refuses, each in its own envelope (JSON-RPC for MCP, the API's for REST). */
+interface DoorRefusals {
+  /** The failed-login budget of the caller's address is spent. */
+  tooManyFailures(retryAfter: number, res: Response): Error;
+  /** The failed-login budget's store cannot be reached. */
+  budgetStoreDown(): Error;
+  /** The authorization server's keys cannot be fetched. */
+  keysDown(): Error;
+  /** The member's standing could not be read (database down or slow): a 503, not a refused token. */
+  databaseDown(error: HttpException): Error;
+  /** No token, or a refused one: the 401, its challenge set on `res`. */
+  unauthorized(sent: boolean, description: string, res: Response): Error;
+}
+
+/**
+ * The verification both doors share (their own strategy, so their own audience), with the
+ * failed-login budget; what differs is only how each door words a refusal.
+ */
+function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
+  abstract class BearerDoor extends AuthGuard(strategy) {
+    protected abstract readonly limits: RateLimits;
+    protected abstract readonly refusals: DoorRefusals;
+
+    override canActivate(context: ExecutionContext): Promise<boolean> {
+      const http = context.switchToHttp();
+      const res = http.getResponse<Response>();
+      return withFailedAuthBudget(
+        this.limits,
+        http.getRequest<Request>(),
+        (retryAfter) => this.refusals.tooManyFailures(retryAfter, res),
+        () => this.refusals.budgetStoreDown(),
+        async () => (await super.canActivate(context)) as boolean,
+      );
+    }
+
+    override handleRequest<T = KaduPrincipal>(
+      err: unknown,
+      user: T | false,
+      _info: unknown,
+      context: ExecutionContext,
+    ): T {
+      if (!err && user) return user;
+      if (err instanceof KeySetUnavailable) throw this.refusals.keysDown();
+      if (isUnavailable(err)) throw this.refusals.databaseDown(err);
+      const { sent, description, res } = refusal(context);
+      throw this.refusals.unauthorized(sent, description, res);
+    }
+  }
+  return BearerDoor;
+}
+
 /**
  * Rung 3 of the MCP ladder: no token or a refused one → 401 with the challenge that leads a
  * client to the OAuth login (libs/mcp/docs/security.md §Authentication), before any JSON-RPC method.
  */
 @Injectable()
-export class McpAuthGuard extends AuthGuard('mcp-bearer') {
+export class McpAuthGuard extends BearerDoorGuard('mcp-bearer') {
+  protected readonly refusals: DoorRefusals = {
+    tooManyFailures: (retryAfter, res) => {
+      res.setHeader('Retry-After', String(retryAfter));
+      return new McpRejectionError(tooManyRequests(null, retryAfter));
+    },
+    budgetStoreDown: () => new McpRejectionError(serviceUnavailable(null)),
+    keysDown: () => new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys")),
+    databaseDown: () => new McpRejectionError(serviceUnavailable(null, 5, 'the database')),
+    unauthorized: (sent, description, res) => {
+      res.setHeader(
+        'WWW-Authenticate',
+        formatBearerChallenge({
+          ...(sent ? { error: 'invalid_token' as const, errorDescription: description } : {}),
+          scope: ALL_SCOPES.join(' '),
+          resourceMetadata: protectedResourceMetadataUrl(this.config.publicBaseUrl, 'mcp'),
+        }),
+      );
+      return new UnauthorizedException({ error: 'invalid_token', error_description: description });
+    },
+  };
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly limits: RateLimits,
+    protected readonly limits: RateLimits,
   ) {
     super();
-  }
-
-  override canActivate(context: ExecutionContext): Promise<boolean> {
-    const res = context.switchToHttp().getResponse<Response>();
-    return withFailedAuthBudget(
-      this.limits,
-      context.switchToHttp().getRequest<Request>(),
-      (retryAfter) => {
-        res.setHeader('Retry-After', String(retryAfter));
-        return new McpRejectionError(tooManyRequests(null, retryAfter));
-      },
-      () => new McpRejectionError(serviceUnavailable(null)),
-      async () => (await super.canActivate(context)) as boolean,
-    );
-  }
-
-  override handleRequest<T = KaduPrincipal>(
-    err: unknown,
-    user: T | false,
-    _info: unknown,
-    context: ExecutionContext,
-  ): T {
-    if (!err && user) return user;
-    if (err instanceof KeySetUnavailable)
-      throw new McpRejectionError(serviceUnavailable(null, 5, "the authorization server's keys"));
-    // The member's standing could not be read (database down or slow): a 503, not a refused token.
-    if (isUnavailable(err)) throw new McpRejectionError(serviceUnavailable(null, 5, 'the database'));
-    const { sent, description, res } = refusal(context);
-    res.setHeader(
-      'WWW-Authenticate',
-      formatBearerChallenge({
-        ...(sent ? { error: 'invalid_token' as const, errorDescription: description } : {}),
-        scope: ALL_SCOPES.join(' '),
-        resourceMetadata: protectedResourceMetadataUrl(this.config.publicBaseUrl, 'mcp'),
-      }),
-    );
-    throw new UnauthorizedException({ error: 'invalid_token', error_description: description });
   }
 }
 
 /** The REST door: the same verification with the API's audience, answering in the API's error envelope. */
 @Injectable()
-export class ApiAuthGuard extends AuthGuard('api-bearer') {
-  constructor(private readonly limits: RateLimits) {
-    super();
-  }
-
-  override canActivate(context: ExecutionContext): Promise<boolean> {
-    return withFailedAuthBudget(
-      this.limits,
-      context.switchToHttp().getRequest<Request>(),
-      (retryAfter) =>
-        new ApiError(429, 'rate_limited', 'Too many failed logins', `Retry after ${retryAfter} seconds`).withHeader(
-          'Retry-After',
-          String(retryAfter),
-        ),
-      () =>
-        new ApiError(
-          503,
-          'service_unavailable',
-          'Service unavailable',
-          'The rate-limit store cannot be reached',
-        ).withHeader('Retry-After', '5'),
-      async () => (await super.canActivate(context)) as boolean,
-    );
-  }
-
-  override handleRequest<T = KaduPrincipal>(
-    err: unknown,
-    user: T | false,
-    _info: unknown,
-    context: ExecutionContext,
-  ): T {
-    if (!err && user) return user;
-    if (err instanceof KeySetUnavailable) {
-      throw new ApiError(
+export class ApiAuthGuard extends BearerDoorGuard('api-bearer') {
+  protected readonly refusals: DoorRefusals = {
+    tooManyFailures: (retryAfter) =>
+      new ApiError(429, 'rate_limited', 'Too many failed logins', `Retry after ${retryAfter} seconds`).withHeader(
+        'Retry-After',
+        String(retryAfter),
+      ),
+    budgetStoreDown: () =>
+      new ApiError(
+        503,
+        'service_unavailable',
+        'Service unavailable',
+        'The rate-limit store cannot be reached',
+      ).withHeader('Retry-After', '5'),
+    keysDown: () =>
+      new ApiError(
         503,
         'service_unavailable',
         'Service unavailable',
         "The authorization server's keys cannot be fetched",
-      ).withHeader('Retry-After', '5');
-    }
-    // The member's standing could not be read (database down or slow): its own 503, not a 401.
-    if (isUnavailable(err)) throw err;
-    const { sent, description, res } = refusal(context);
-    res.setHeader(
-      'WWW-Authenticate',
-      formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}),
-    );
-    throw new ApiError(401, 'unauthorized', 'Unauthorized', description);
+      ).withHeader('Retry-After', '5'),
+    // The database's own 503 (it already says what is unavailable), as the API answers it anywhere.
+    databaseDown: (error) => error,
+    unauthorized: (sent, description, res) => {
+      res.setHeader(
+        'WWW-Authenticate',
+        formatBearerChallenge(sent ? { error: 'invalid_token', errorDescription: description } : {}),
+      );
+      return new ApiError(401, 'unauthorized', 'Unauthorized', description);
+    },
+  };
+
+  constructor(protected readonly limits: RateLimits) {
+    super();
   }
 }
