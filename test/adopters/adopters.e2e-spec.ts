@@ -7,8 +7,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
-import { rawPost } from '../../libs/mcp/test/support/raw-http.js';
-import { SEED_413_BODY } from '../../libs/mcp/test/support/wire.js';
+import { BODY_TOO_LARGE_ANSWER, rawPost } from '@kobana/nest-mcp/testing';
 
 /**
  * Issue 18: apps that adopt the module the way anyone would — `npm install` of the tarball that
@@ -246,6 +245,6 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
       },
     );
     expect(res.status).toBe(413);
-    expect(res.body).toBe(SEED_413_BODY);
+    expect(res.body).toBe(BODY_TOO_LARGE_ANSWER);
   });
 });

@@ -1,7 +1,8 @@
 import request from 'supertest';
-import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
+import { expectRpcResult, legacyInitialize, legacyRequest, type McpTestRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
-import { expectRpcResult, SERVER_INFO_KEY } from '../../libs/mcp/test/support/wire.js';
+
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
 /** libs/mcp/docs/ladder.md §3–4: the methods of the endpoint and their per-era result envelopes. */
 let kadu: KaduTestApp;

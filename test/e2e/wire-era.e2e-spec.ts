@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
+import { expectRpcError, expectRpcResult, legacyRequest, type McpTestRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
-import { expectRpcError, expectRpcResult } from '../../libs/mcp/test/support/wire.js';
 
 /** libs/mcp/docs/ladder.md §2 rungs 11–15 against the real Kadu app. */
 let kadu: KaduTestApp;

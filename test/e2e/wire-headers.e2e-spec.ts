@@ -1,10 +1,8 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
+import { BODY_TOO_LARGE_ANSWER, expectRpcError, legacyRequest, type McpTestRequest, modernRequest, rawPost } from '@kobana/nest-mcp/testing';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
-import { rawPost } from '../../libs/mcp/test/support/raw-http.js';
-import { expectRpcError, SEED_413_BODY } from '../../libs/mcp/test/support/wire.js';
 
 /**
  * libs/mcp/docs/ladder.md §2: "every response, success or error, carries Cache-Control: no-store and
@@ -58,7 +56,7 @@ describe.each(ERAS)('every rung carries no-store and the revision, %s era', (era
       () => undefined,
     );
     expect(res.status).toBe(413);
-    expect(res.body).toBe(SEED_413_BODY);
+    expect(res.body).toBe(BODY_TOO_LARGE_ANSWER);
     expectHeaders(res, era);
   });
 

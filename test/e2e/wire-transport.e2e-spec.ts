@@ -1,8 +1,6 @@
 import request from 'supertest';
-import { legacyInitialize, legacyRequest, modernRequest, type McpTestRequest } from '@kobana/nest-mcp/testing';
+import { BODY_TOO_LARGE_ANSWER, expectRpcError, legacyInitialize, legacyRequest, type McpTestRequest, modernRequest, rawPost } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
-import { rawPost } from '../../libs/mcp/test/support/raw-http.js';
-import { expectRpcError, SEED_413_BODY } from '../../libs/mcp/test/support/wire.js';
 
 /** libs/mcp/docs/ladder.md §2 rungs 1–9 and 13 against the real Kadu app, in both eras. */
 let kadu: KaduTestApp;
@@ -52,7 +50,7 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
     // Headers only: the server must answer without waiting for a body that never comes.
     const res = await rawPost(`${url}/mcp`, { ...r.headers, 'Content-Length': String(1_048_577) }, () => undefined);
     expect(res.status).toBe(413);
-    expect(res.body).toBe(SEED_413_BODY);
+    expect(res.body).toBe(BODY_TOO_LARGE_ANSWER);
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
@@ -118,7 +116,7 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
       },
     );
     expect(res.status).toBe(413);
-    expect(res.body).toBe(SEED_413_BODY);
+    expect(res.body).toBe(BODY_TOO_LARGE_ANSWER);
   });
 
   it('a body of 1 MiB exactly is read (the 100 KB parser default does not leak through)', async () => {

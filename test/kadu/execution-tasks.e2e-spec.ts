@@ -1,6 +1,6 @@
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
-import { eventually } from '../../libs/mcp/test/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { uploadFile } from '../support/files.js';
 import { createTask, TWO_AMBIGUITIES_BANK_CSV, TWO_AMBIGUITIES_LEDGER_CSV } from '../support/executions.js';
 

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { modernRequest } from '@kobana/nest-mcp/testing';
-import { eventually } from '../../libs/mcp/test/support/eventually.js';
-import { ListenStream, type StreamMessage } from '../../libs/mcp/test/support/listen-stream.js';
+import { ListenStream, modernRequest, type StreamMessage } from '@kobana/nest-mcp/testing';
+import { eventually } from '../support/eventually.js';
 import { createTask } from '../support/executions.js';
 import { uploadFile } from '../support/files.js';
 import { assertNoServerFault, FUZZ_SCALE, hostileText, hostileParamValue } from '../support/hostile.js';

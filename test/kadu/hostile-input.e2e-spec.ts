@@ -1,9 +1,8 @@
 import request from 'supertest';
-import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
+import { expectRpcError, legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, KaduClient } from '../support/kadu-client.js';
-import { approvalPath } from '../../libs/mcp/test/support/approvals.js';
-import { expectRpcError } from '../../libs/mcp/test/support/wire.js';
+import { approvalPath } from '../support/approvals.js';
 
 /**
  * Issue 13: what an attacker sends gets a clear 4xx naming the parameter, at both doors and on

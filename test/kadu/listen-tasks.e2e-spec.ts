@@ -1,9 +1,9 @@
 import { McpEvents } from '@kobana/nest-mcp';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
-import { eventually } from '../../libs/mcp/test/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { uploadFile } from '../support/files.js';
-import { ListenStream, SUB, type StreamMessage } from '../../libs/mcp/test/support/listen-stream.js';
+import { ListenStream, type StreamMessage, SUB } from '@kobana/nest-mcp/testing';
 import { TWO_AMBIGUITIES_BANK_CSV, TWO_AMBIGUITIES_LEDGER_CSV } from '../support/executions.js';
 
 /**

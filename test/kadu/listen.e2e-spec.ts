@@ -3,7 +3,7 @@ import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { uploadFile } from '../support/files.js';
 import { awaitingReconcile } from '../support/executions.js';
-import { ListenStream, SUB, type StreamMessage } from '../../libs/mcp/test/support/listen-stream.js';
+import { ListenStream, type StreamMessage, SUB } from '@kobana/nest-mcp/testing';
 import { STATUS, STEPS } from '../support/kadu-meta.js';
 
 /**

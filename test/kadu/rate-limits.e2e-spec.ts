@@ -5,7 +5,7 @@ import type { MockInstance } from 'vitest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
-import { eventually } from '../../libs/mcp/test/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { PG_URL, postgres, REDIS_URL, redis, requires } from '../support/infrastructure.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 

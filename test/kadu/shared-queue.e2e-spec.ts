@@ -6,7 +6,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { PG_URL, postgres, REDIS_URL, redis, requires } from '../support/infrastructure.js';
-import { eventually } from '../../libs/mcp/test/support/eventually.js';
+import { eventually } from '../support/eventually.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { type KaduTestApp, startKadu } from '../support/kadu-app.js';

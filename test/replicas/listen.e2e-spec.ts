@@ -5,7 +5,7 @@ import { type Replica, ReplicaSet } from '../support/replicas.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 import { postgres, redis, requires } from '../support/infrastructure.js';
 import { awaitingReconcile } from '../support/executions.js';
-import { ListenStream, SUB } from '../../libs/mcp/test/support/listen-stream.js';
+import { ListenStream, SUB } from '@kobana/nest-mcp/testing';
 import { STATUS, STEPS } from '../support/kadu-meta.js';
 
 /**

@@ -1,15 +1,15 @@
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { hide, type Requirement, why } from '../../libs/mcp/test/support/requirements.js';
+import { hide, type Requirement, why } from './requirements.js';
 
 /**
- * The app's tests declare the infrastructure they need (Redis, PostgreSQL, Chromium) on the gate
- * the module's tests use (libs/mcp/test/support/requirements.ts: skipped outside CI, failing in CI):
+ * The app's tests declare the infrastructure they need (Redis, PostgreSQL, Chromium) on one gate
+ * (requirements.ts: skipped outside CI, failing in CI):
  *
  *   const shared = requires(await redis(), await postgres());
  *   shared.describe('two replicas on one Redis and one database', () => { ... });
  */
-export { type Gate, redis, REDIS_URL, type Requirement, requires } from '../../libs/mcp/test/support/requirements.js';
+export { type Gate, redis, REDIS_URL, type Requirement, requires } from './requirements.js';
 
 /** Where the tests find PostgreSQL (also the distributed pass's topology) and Chromium. */
 export const PG_URL = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import type { DevTokenRequest } from '../../src/auth/dev-token.js';
 import type { KaduTestApp } from './kadu-app.js';
-import { decide } from '../../libs/mcp/test/support/approvals.js';
+import { decide } from './approvals.js';
 import { settled, waitForExecution } from './executions.js';
 
 export type Era = '2026' | '2025';

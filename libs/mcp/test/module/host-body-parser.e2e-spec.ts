@@ -2,9 +2,8 @@ import { type INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import express from 'express';
 import request from 'supertest';
-import { modernRequest, legacyInitialize, type McpTestRequest } from '@kobana/nest-mcp/testing';
+import { legacyInitialize, modernRequest, type McpTestRequest, rawPost } from '@kobana/nest-mcp/testing';
 import { createToolsAppModule, VALIDATION } from '../fixtures/tools-app/tools-app.module.js';
-import { rawPost } from '../support/raw-http.js';
 import { expectRpcError, expectRpcResult, SEED_413_BODY } from '../support/wire.js';
 
 /**

@@ -2,9 +2,8 @@ import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ListenStreams, McpArg, McpEvents, McpModule, McpResourceTemplate } from '@kobana/nest-mcp';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
-import { modernRequest } from '@kobana/nest-mcp/testing';
+import { ListenStream, modernRequest, SUB, type StreamMessage } from '@kobana/nest-mcp/testing';
 import { connect } from 'node:net';
-import { ListenStream, SUB, type StreamMessage } from '../support/listen-stream.js';
 
 /**
  * Issue 21: a fan-out larger than `deliveryBatch` is written over several event-loop turns. What a

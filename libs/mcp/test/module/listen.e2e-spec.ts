@@ -2,8 +2,7 @@ import { Injectable, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ListenStreams, McpEvents, McpModule, type McpModuleOptions, McpTool } from '@kobana/nest-mcp';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
-import { modernRequest } from '@kobana/nest-mcp/testing';
-import { ListenStream, SUB } from '../support/listen-stream.js';
+import { ListenStream, modernRequest, SUB } from '@kobana/nest-mcp/testing';
 
 /**
  * Issue 21, the module alone (no authentication): what discover advertises follows the

@@ -1,7 +1,7 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startToolsApp, type ToolsApp } from '../../libs/mcp/test/fixtures/tools-app/start.js';
+import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 
 /** Issue 3: the official clients list and call @McpTool methods of a running app. */
 let t: ToolsApp;

@@ -4,6 +4,8 @@ export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The same as `body`, so that `expectRpcError` reads it as it reads supertest's answers. */
+  text: string;
 }
 
 /**
@@ -23,7 +25,8 @@ export function rawPost(
       const finish = (): void => {
         if (done) return;
         done = true;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, text });
       };
       res.on('data', (c: Buffer) => chunks.push(c));
       // The server may close the socket right after its answer: what arrived is the answer.
@@ -42,11 +45,16 @@ export function rawPost(
         new Promise<boolean>((ok) => {
           if (req.destroyed || done) return ok(false);
           if (req.write(data)) return ok(true);
-          // Wait for the socket to drain, or for the server to answer and close.
-          const go = (): void => ok(!req.destroyed && !done);
+          // Wait for the socket to drain, or for the server to answer and close (then forget both).
+          const go = (): void => {
+            req.off('drain', go);
+            req.off('close', go);
+            clearTimeout(timer);
+            ok(!req.destroyed && !done);
+          };
           req.once('drain', go);
           req.once('close', go);
-          setTimeout(go, 200).unref();
+          const timer = setTimeout(go, 200).unref();
         }),
       () => {
         if (!req.destroyed) req.end();

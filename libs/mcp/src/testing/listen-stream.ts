@@ -1,4 +1,4 @@
-import { modernRequest } from '@kobana/nest-mcp/testing';
+import { modernRequest } from './requests.js';
 
 /** The `_meta` key of a listen stream's messages that carries the subscription id (the listen request's id). */
 export const SUB = 'io.modelcontextprotocol/subscriptionId';
@@ -29,15 +29,17 @@ export class ListenStream {
   private readonly abort = new AbortController();
   private waiters: (() => void)[] = [];
 
+  /** Opens a stream on `<baseUrl><path>` (path default `/mcp`) with a bearer token. */
   static async open(
     baseUrl: string,
     token: string,
     notifications: Record<string, unknown>,
     id: string | number = `listen-${Date.now()}`,
+    { path = '/mcp' }: { path?: string } = {},
   ): Promise<ListenStream> {
     const stream = new ListenStream();
     const r = modernRequest('subscriptions/listen', { notifications }, { id });
-    const res = await fetch(`${baseUrl}/mcp`, {
+    const res = await fetch(`${baseUrl}${path}`, {
       method: 'POST',
       headers: { ...r.headers, Authorization: `Bearer ${token}` },
       body: JSON.stringify(r.body),
