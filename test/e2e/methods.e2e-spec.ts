@@ -1,5 +1,11 @@
 import request from 'supertest';
-import { expectRpcResult, legacyInitialize, legacyRequest, type McpTestRequest, modernRequest } from '@kobana/nest-mcp/testing';
+import {
+  expectRpcResult,
+  legacyInitialize,
+  legacyRequest,
+  type McpTestRequest,
+  modernRequest,
+} from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';

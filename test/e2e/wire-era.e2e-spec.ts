@@ -1,5 +1,11 @@
 import request from 'supertest';
-import { expectRpcError, expectRpcResult, legacyRequest, type McpTestRequest, modernRequest } from '@kobana/nest-mcp/testing';
+import {
+  expectRpcError,
+  expectRpcResult,
+  legacyRequest,
+  type McpTestRequest,
+  modernRequest,
+} from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
 /** libs/mcp/docs/ladder.md §2 rungs 11–15 against the real Kadu app. */

@@ -1,5 +1,12 @@
 import request from 'supertest';
-import { BODY_TOO_LARGE_ANSWER, expectRpcError, legacyRequest, type McpTestRequest, modernRequest, rawPost } from '@kobana/nest-mcp/testing';
+import {
+  BODY_TOO_LARGE_ANSWER,
+  expectRpcError,
+  legacyRequest,
+  type McpTestRequest,
+  modernRequest,
+  rawPost,
+} from '@kobana/nest-mcp/testing';
 import { DATABASE, type Database } from '../../src/db/database.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';

@@ -1,5 +1,13 @@
 import request from 'supertest';
-import { BODY_TOO_LARGE_ANSWER, expectRpcError, legacyInitialize, legacyRequest, type McpTestRequest, modernRequest, rawPost } from '@kobana/nest-mcp/testing';
+import {
+  BODY_TOO_LARGE_ANSWER,
+  expectRpcError,
+  legacyInitialize,
+  legacyRequest,
+  type McpTestRequest,
+  modernRequest,
+  rawPost,
+} from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 
 /** libs/mcp/docs/ladder.md §2 rungs 1–9 and 13 against the real Kadu app, in both eras. */

@@ -111,7 +111,12 @@ describe('rungs 11b–11e: versions on the wire', () => {
   });
 
   it.each(['2025-11-25', '1999-01-01'])('11e: a 2025 request with header %s (not served) answers -32022', async (v) => {
-    const error = expectRpcError(await send(legacyRequest('tools/list', {}, { id: 24, protocolVersion: v })), 400, -32022, 24);
+    const error = expectRpcError(
+      await send(legacyRequest('tools/list', {}, { id: 24, protocolVersion: v })),
+      400,
+      -32022,
+      24,
+    );
     expect(error.data).toEqual({ supported: [...SERVED], requested: v });
   });
 });
@@ -181,7 +186,10 @@ describe('rung 12: the 2026 headers must mirror the body', () => {
       41,
     );
     expectRpcError(await send(call('region_echo', { region: 'eu-west' }, 42)), 400, -32020, 42);
-    const ok = expectRpcResult(await send(call('region_echo', { region: 'eu-west' }, 43), { 'Mcp-Param-Region': 'eu-west' }), 43);
+    const ok = expectRpcResult(
+      await send(call('region_echo', { region: 'eu-west' }, 43), { 'Mcp-Param-Region': 'eu-west' }),
+      43,
+    );
     expect(ok.isError).toBeUndefined();
   });
 

@@ -155,7 +155,11 @@ describe.each(ERAS)('rung 16: an unexpected failure outside a tool, %s era', (er
       .send(r.body);
     expect(expectRpcError(traced, 500, -32603, 'd16').message).toBe('Internal error (request id req-4711)');
     const fine = build(era, 'resources/read', { uri: 'wire://status' }, 'ok');
-    const again = await request(w.url).post('/mcp').set(fine.headers).set('Authorization', `Bearer ${TOKEN}`).send(fine.body);
+    const again = await request(w.url)
+      .post('/mcp')
+      .set(fine.headers)
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send(fine.body);
     expect(again.status).toBe(200);
   });
 });

@@ -25,7 +25,8 @@ const ERAS: [string, () => McpTestRequest][] = [
 ];
 
 describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
-  const post = (r: McpTestRequest) => request(w.url).post('/mcp').set(r.headers).set('Authorization', `Bearer ${TOKEN}`);
+  const post = (r: McpTestRequest) =>
+    request(w.url).post('/mcp').set(r.headers).set('Authorization', `Bearer ${TOKEN}`);
 
   it('rung 1: a foreign Origin is refused with 403 before authentication, naming the origin', async () => {
     const r = build();
@@ -72,9 +73,7 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
   it('rung 3 comes before 405, 415 and parsing', async () => {
     expect((await request(w.url).get('/mcp')).status).toBe(401);
     expect((await request(w.url).post('/mcp').set('Content-Type', 'text/plain').send('x')).status).toBe(401);
-    expect((await request(w.url).post('/mcp').set('Content-Type', 'application/json').send('{nope')).status).toBe(
-      401,
-    );
+    expect((await request(w.url).post('/mcp').set('Content-Type', 'application/json').send('{nope')).status).toBe(401);
   });
 
   it.each(['GET', 'DELETE', 'PUT'])('rung 4: %s answers 405 with Allow: POST after authentication', async (method) => {
