@@ -24,7 +24,7 @@ if (!existsSync(suite) || !existsSync(node22))
   run('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', '--loglevel=warn']);
 if (!process.argv.includes('--no-build')) run('npm', ['run', 'build', '--silent']);
 
-const fixture = spawn(process.execPath, ['dist/test/conformance/main.js', '0'], {
+const fixture = spawn(process.execPath, ['dist/libs/mcp/test/conformance/main.js', '0'], {
   cwd: root,
   stdio: ['ignore', 'pipe', 'inherit'],
 });

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
-import { ConformanceFixtureModule } from '../../../../test/conformance/fixture.module.js';
+import { ConformanceFixtureModule } from '../conformance/fixture.module.js';
 import { startToolsApp, type ToolsApp } from '../fixtures/tools-app/start.js';
 import { eventually } from '../support/eventually.js';
 import { expectRpcError, expectRpcResult } from '../support/wire.js';
