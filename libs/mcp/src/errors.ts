@@ -16,7 +16,7 @@
  *
  * (1) resources/read: a 404 is "Resource not found" with `data.uri`.
  * "Masked": the client gets the request id only; the error goes to the log (docs/security.md §Errors).
- * Pinned by libs/mcp/test/module/ (tools-call, catalog, mrtr) and test/kadu/rate-limits.
+ * Pinned by libs/mcp/test/module/ (tools-call, catalog, mrtr) and libs/mcp/test/wire/ (budgets, headers).
  */
 import { HttpException } from '@nestjs/common';
 import {

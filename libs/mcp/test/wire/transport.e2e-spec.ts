@@ -104,7 +104,7 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
     const r = build();
     const res = await rawPost(
       `${w.url}/mcp`,
-      { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}`, 'Transfer-Encoding': 'chunked' },
+      { ...r.headers, Authorization: `Bearer ${TOKEN}`, 'Transfer-Encoding': 'chunked' },
       async (write, end) => {
         const chunk = Buffer.alloc(64 * 1024, 0x20);
         for (let sent = 0; sent < 3 * 1024 * 1024; sent += chunk.length) if (!(await write(chunk))) return;
