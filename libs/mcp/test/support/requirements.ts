@@ -67,12 +67,15 @@ export function requires(...requirements: Requirement[]): Gate {
   return {
     missing,
     describe(name, body) {
+      // vitest's summary counts skipped tests without naming them: say which, and why, once each.
+      if (skip) console.warn(`SKIPPED (needs ${missing}): ${name}`);
       describe.skipIf(skip)(label(name), () => {
         if (missing) beforeAll(refuse);
         body();
       });
     },
     it(name, body, timeout) {
+      if (skip) console.warn(`SKIPPED (needs ${missing}): ${name}`);
       it.skipIf(skip)(label(name), () => (missing ? refuse() : body()), timeout);
     },
   };
