@@ -1,14 +1,19 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Redis } from 'ioredis';
+import {
+  cleanEnv,
+  decideApproval,
+  EXAMPLES,
+  ExampleScratch,
+  run,
+  type StartedExample,
+} from '../support/example-apps.js';
 import { redis, REDIS_URL, requires } from '../support/infrastructure.js';
 import { brokenLinks } from '../support/markdown-links.js';
 
@@ -18,9 +23,7 @@ import { brokenLinks } from '../support/markdown-links.js';
  * own lockfile), the two-replica app as two processes on one Redis. Also the tarball itself: every
  * relative link of its README and docs resolves inside it.
  */
-const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
-const examples = join(root, 'libs/mcp/examples');
 const runtimes = join(root, 'tools/node-runtimes');
 const NODES = {
   'Node 22': join(runtimes, 'node_modules/node22/bin/node'),
@@ -28,88 +31,27 @@ const NODES = {
 };
 const QUICK_START_MARK = '<!-- quick-start: src/app.module.ts -->';
 
-// npm's own variables (set by `npm test`) would point the installs at this repository.
-const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-
-let scratch: string;
-const children: ChildProcess[] = [];
-
-interface Started {
-  url: URL;
-  output: () => string;
-  child: ChildProcess;
-}
-
-/** Starts a built example with a given node binary; resolves once it prints its endpoint. */
-function start(example: string, node: string, extra: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(node, ['dist/main.js'], {
-    cwd: join(scratch, example),
-    env: { ...env, PORT: '0', ...extra },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const url = /MCP endpoint: (\S+)/.exec(output)?.[1];
-      if (url) resolve({ url: new URL(url), output: () => output, child });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`${example} exited (${code}) before listening:\n${output}`)));
-  });
-}
-
-/** Copies an example outside the repository, installs it from the tarball and builds it with its own script. */
-async function install(example: string): Promise<void> {
-  const dir = join(scratch, example);
-  await cp(join(examples, example), dir, {
-    recursive: true,
-    filter: (src) => !/node_modules|dist/.test(src.slice(examples.length)),
-  });
-  await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--no-package-lock', '--prefer-offline', '--loglevel=error'],
-    {
-      cwd: dir,
-      env,
-    },
-  );
-  await run('npm', ['run', 'build', '--silent'], { cwd: dir, env });
-}
+let scratch: ExampleScratch;
 
 const text = (result: { content: unknown }) => JSON.parse((result.content as { text: string }[])[0]!.text) as unknown;
 
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'kobana-examples-'));
-  // The build ran before the tests (pretest); packing again would only rebuild the same files.
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
-    cwd: join(root, 'libs/mcp'),
-    env,
-  });
-  const [packed] = JSON.parse(stdout) as { filename: string }[];
-  await rename(join(scratch, packed!.filename), join(scratch, 'kobana-nest-mcp.tgz'));
-  await mkdir(join(scratch, 'unpacked'));
-  await run('tar', ['-xzf', join(scratch, 'kobana-nest-mcp.tgz'), '-C', join(scratch, 'unpacked')]);
-  const installs = [install('minimal'), install('two-replicas')];
+  scratch = await ExampleScratch.create();
+  const installs = [scratch.install('minimal'), scratch.install('two-replicas')];
   if (!Object.values(NODES).every(existsSync))
     installs.push(
-      run('npm', ['ci', '--prefix', runtimes, '--no-audit', '--no-fund', '--loglevel=error'], { env }).then(
+      run('npm', ['ci', '--prefix', runtimes, '--no-audit', '--no-fund', '--loglevel=error'], { env: cleanEnv }).then(
         () => undefined,
       ),
     );
   await Promise.all(installs);
 }, 300_000);
 
-afterAll(async () => {
-  for (const child of children) child.kill();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
+afterAll(() => scratch?.close());
 
 describe('the packed tarball', () => {
   it('ships the docs its README links to, and every relative link of its README and docs resolves inside it', async () => {
-    const pkg = join(scratch, 'unpacked/package');
+    const pkg = scratch.unpacked;
     for (const doc of ['README.md', 'docs/ladder.md', 'docs/security.md'])
       expect(existsSync(join(pkg, doc)), doc).toBe(true);
     expect(await brokenLinks(pkg)).toEqual([]);
@@ -122,14 +64,14 @@ describe('the packed tarball', () => {
       readme.includes(QUICK_START_MARK) && block,
       `libs/mcp/README.md has no ${QUICK_START_MARK} block`,
     ).toBeTruthy();
-    expect(await readFile(join(examples, 'minimal/src/app.module.ts'), 'utf8')).toBe(block);
+    expect(await readFile(join(EXAMPLES, 'minimal/src/app.module.ts'), 'utf8')).toBe(block);
   });
 });
 
 describe.each(Object.entries(NODES))('examples/minimal on %s', (line, node) => {
-  let app: Started;
+  let app: StartedExample;
   beforeAll(async () => {
-    app = await start('minimal', node);
+    app = await scratch.start('minimal', node);
   });
 
   it(`runs on ${line} itself`, async () => {
@@ -177,7 +119,7 @@ describe.each(Object.entries(NODES))('examples/minimal on %s', (line, node) => {
       const pending = await client.callTool({ name: 'notes_delete', arguments: { id: '1' } });
       const { error } = text(pending) as { error: { code: string; approval_url: string } };
       expect(error.code).toBe('approval_required');
-      await decide(new URL(error.approval_url), app.url.origin, 'approve');
+      expect(await decideApproval(error.approval_url, app.url.origin, 'approve')).toBe(200);
       expect(text(await client.callTool({ name: 'notes_delete', arguments: { id: '1' } }))).toEqual({ deleted: true });
       expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([]);
     } finally {
@@ -186,26 +128,12 @@ describe.each(Object.entries(NODES))('examples/minimal on %s', (line, node) => {
   });
 });
 
-/** Opens an approval link on `origin` (the replica a balancer would send the person to) and presses a button. */
-async function decide(link: URL, origin: string, decision: 'approve' | 'reject'): Promise<void> {
-  const page = await fetch(new URL(link.pathname, origin));
-  expect(page.status).toBe(200);
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
-  expect(csrf).toBeDefined();
-  const decided = await fetch(new URL(link.pathname, origin), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf: csrf!, decision }),
-  });
-  expect(decided.status).toBe(200);
-}
-
 const withRedis = requires(await redis());
 
 withRedis.describe('examples/two-replicas: two processes on one Redis', () => {
   const prefix = `examples-${randomBytes(6).toString('hex')}:`;
-  let a: Started;
-  let b: Started;
+  let a: StartedExample;
+  let b: StartedExample;
   beforeAll(async () => {
     // The balancer's URL, as approval links name it; the test itself sends each request to a replica.
     const shared = {
@@ -215,8 +143,8 @@ withRedis.describe('examples/two-replicas: two processes on one Redis', () => {
       PUBLIC_BASE_URL: 'http://localhost:8080',
     };
     [a, b] = await Promise.all([
-      start('two-replicas', process.execPath, shared),
-      start('two-replicas', process.execPath, shared),
+      scratch.start('two-replicas', process.execPath, shared),
+      scratch.start('two-replicas', process.execPath, shared),
     ]);
   });
   afterAll(async () => {
@@ -282,7 +210,7 @@ withRedis.describe('examples/two-replicas: two processes on one Redis', () => {
       const pending = await client.callTool({ name: 'notes_delete', arguments: { id: '1' } });
       const { error } = text(pending) as { error: { code: string; approval_url: string } };
       expect(error.code).toBe('approval_required');
-      await decide(new URL(error.approval_url), b.url.origin, 'approve');
+      expect(await decideApproval(error.approval_url, b.url.origin, 'approve')).toBe(200);
       expect(text(await client.callTool({ name: 'notes_delete', arguments: { id: '1' } }))).toEqual({ deleted: true });
       // The approval was used: asking again starts a new one, on either replica.
       const again = await client.callTool({ name: 'notes_delete', arguments: { id: '1' } });
