@@ -128,7 +128,11 @@ export interface McpModuleOptions {
       approval: { id: string; subject: string; tool: string },
     ) => boolean | Promise<boolean>;
   };
-  /** Plain words for the confirmation: what will happen if the person continues, and whether it can be undone. */
+  /**
+   * Plain words for the confirmation: what will happen if the person continues, and whether it can
+   * be undone. `args` come with every value the page's summary redacts replaced by `[redacted]`
+   * (docs/security.md §Confirmation), so the sentence cannot quote a secret.
+   */
   describeConfirmation?: (
     tool: { name: string; title?: string },
     args: Record<string, unknown>,

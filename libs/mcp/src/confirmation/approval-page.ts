@@ -109,7 +109,7 @@ export function notValidPage(frame: PageFrame): string {
   return page(
     frame,
     'Link not valid',
-    '<p class="eyebrow">Nothing to do</p><h1>This link is not valid</h1><p>It was replaced by a newer link, was already used, or never existed. Ask your assistant to try again.</p>',
+    '<p class="eyebrow">Nothing to do</p><h1>This link is not valid</h1><p>It may be incomplete (copy the whole link), or so old that it is gone. Nothing was changed. Ask your assistant to try again.</p>',
   );
 }
 

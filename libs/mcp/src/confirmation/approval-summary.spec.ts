@@ -1,4 +1,4 @@
-import { summarizeArguments } from './approval-summary.js';
+import { isSecretKey, redactSecrets, summarizeArguments } from './approval-summary.js';
 
 describe('the approval summary', () => {
   it('cuts long strings, long lists, wide and deep objects visibly, and redacts secrets', () => {
@@ -19,5 +19,28 @@ describe('the approval summary', () => {
     expect(summary.deep).toEqual({ a: { b: { c: '{…}' } } });
     expect(summary.api_key).toBe('[redacted]');
     expect(JSON.stringify(summary).length).toBeLessThan(2_000);
+  });
+});
+
+describe('one redaction rule for the summary and the sentence', () => {
+  it('redacts the same keys at any depth, keeps ids (they point at a secret, they are none), changes nothing else', () => {
+    const args = {
+      secret_id: 'sec_1',
+      answers: { decisions: { 1: 'L-2' }, password: 'p', list: [{ api_key: 'k' }, 'plain'] },
+      client_secret: { any: 'shape' },
+      deep: { a: { b: { c: { d: { access_token: 't' } } } } },
+    };
+    expect(redactSecrets(args)).toEqual({
+      secret_id: 'sec_1',
+      answers: { decisions: { 1: 'L-2' }, password: '[redacted]', list: [{ api_key: '[redacted]' }, 'plain'] },
+      client_secret: '[redacted]',
+      deep: { a: { b: { c: { d: { access_token: '[redacted]' } } } } },
+    });
+    const summary = summarizeArguments(args);
+    expect(summary.secret_id).toBe('sec_1');
+    expect(summary.client_secret).toBe('[redacted]');
+    expect((summary.answers as Record<string, unknown>).password).toBe('[redacted]');
+    expect(['password', 'api_key', 'clientSecret', 'access_token', 'value'].every(isSecretKey)).toBe(true);
+    expect(['secret_id', 'tokenId', 'api_key_ids', 'note'].some(isSecretKey)).toBe(false);
   });
 });

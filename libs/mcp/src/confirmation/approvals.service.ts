@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { McpConfig } from '../mcp-config.js';
 import { MCP_STATE_STORE, type McpStateStore } from '../state/mcp-state-store.js';
+import { SealedText } from './sealed-text.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'consumed';
 
@@ -55,12 +56,15 @@ export const hashSecret = (secret: string): string => createHash('sha256').updat
  * Approval records in the shared state store (docs/security.md §Confirmation): bound to principal,
  * tool, argument digest and client; reachable by a long random secret stored only as a hash;
  * decided once (pending → approved | rejected) and consumed once (approved → consumed), atomically,
- * whichever replica the page and the retry land on.
+ * whichever replica the page and the retry land on. While it is pending, a retry shows the same
+ * link again, so a page the person has open keeps working: the secret is kept for that only
+ * sealed under the state key, so the store alone never yields a working link.
  */
 @Injectable()
 export class ApprovalsService {
   readonly ttlMs: number;
   readonly maxPending: number;
+  private readonly links: SealedText;
 
   constructor(
     private readonly config: McpConfig,
@@ -68,6 +72,7 @@ export class ApprovalsService {
   ) {
     this.ttlMs = config.approvalTtlMs;
     this.maxPending = config.maxPendingApprovals;
+    this.links = new SealedText(config.stateKey, 'mcp-approval-link');
   }
 
   /**
@@ -89,31 +94,21 @@ export class ApprovalsService {
     await this.store.put(`approval:${id}`, JSON.stringify(record), kept);
     await this.store.put(`approval-status:${id}`, 'pending', kept);
     await this.store.put(`approval-secret:${hashSecret(secret)}`, id, kept);
-    await this.store.put(`approval-link:${id}`, hashSecret(secret), kept);
+    await this.store.put(`approval-link-sealed:${id}`, this.links.seal(secret, id), kept);
     await this.store.put(this.lookupKey(input.principalKey, input.tool, input.digest), id, this.ttlMs);
     return this.issued(id, secret, baseUrl, expiresAt);
   }
 
   /**
-   * A fresh link for a pending approval whose link the client lost: a new secret replaces the old
-   * one, which stops working at once (page and buttons alike).
+   * The link of a pending approval, as it was first given: the retry of a model that lost it, or
+   * that is impatient, shows the person the page they may already have open. Undefined when it can
+   * no longer be shown (expired, or its secret is gone).
    */
-  async rotate(record: ApprovalRecord, baseUrl: string): Promise<IssuedApproval | undefined> {
-    const remaining = record.expiresAt - Date.now();
-    if (remaining <= 0) return undefined;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const current = await this.store.get(`approval-link:${record.id}`);
-      if (!current) return undefined;
-      const secret = randomBytes(32).toString('base64url');
-      await this.store.put(`approval-secret:${hashSecret(secret)}`, record.id, remaining + EXPIRED_GRACE_MS);
-      if (await this.store.compareAndSet(`approval-link:${record.id}`, current, hashSecret(secret))) {
-        await this.store.delete(`approval-secret:${current}`);
-        return this.issued(record.id, secret, baseUrl, record.expiresAt);
-      }
-      // Another replica rotated it meanwhile: drop ours and try again on top of theirs.
-      await this.store.delete(`approval-secret:${hashSecret(secret)}`);
-    }
-    return undefined;
+  async reshow(record: ApprovalRecord, baseUrl: string): Promise<IssuedApproval | undefined> {
+    if (record.expiresAt <= Date.now()) return undefined;
+    const secret = this.links.open(await this.store.get(`approval-link-sealed:${record.id}`), record.id);
+    if (!secret || (await this.store.get(`approval-secret:${hashSecret(secret)}`)) !== record.id) return undefined;
+    return this.issued(record.id, secret, baseUrl, record.expiresAt);
   }
 
   /** The live approval for this exact call (principal, tool, arguments), if any. */

@@ -4,7 +4,7 @@ import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry
 import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
 import type { McpConfirmationText } from '../mcp.options.js';
 import type { JsonObject } from '../protocol/index.js';
-import { summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
+import { redactSecrets, summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
 import {
   ApprovalsService,
   type ApprovalRecord,
@@ -88,8 +88,10 @@ export class DestructiveGate implements OnApplicationBootstrap {
     const principalKey = this.config.principalKey(call.principal);
     const title = tool.annotations.title ?? tool.name;
     const describe = this.config.describeConfirmation;
+    // The host writes its sentence from the arguments as the summary shows them (secrets redacted):
+    // the chat, the page and the stored record never quote what the details list hides.
     const described = describe
-      ? await describe({ name: tool.name, title }, args, call.principal)
+      ? await describe({ name: tool.name, title }, redactSecrets(args), call.principal)
       : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
     const text: McpConfirmationText = typeof described === 'string' ? { message: described } : described;
     const confirmation: Confirmation = {
@@ -182,16 +184,16 @@ export class DestructiveGate implements OnApplicationBootstrap {
         message: `The person chose Cancel for ${title}; nothing was run. Do not retry unless they ask.`,
       });
     } else if (existing?.status === 'pending') {
-      // The client may have lost the link: a fresh one replaces it (the old one stops working).
-      const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
-      if (rotated) {
-        log('link_rotated', { via: 'approval_link', approval_id: rotated.id });
+      // The model retried (or lost the link): the same link again, so a page the person has open keeps working.
+      const shown = await this.approvals.reshow(existing.record, this.config.baseUrl(call.req));
+      if (shown) {
+        log('pending', { via: 'approval_link', approval_id: shown.id });
         return errorResult({
           code: 'approval_pending',
-          message: `The person has not chosen Continue yet for ${title}. Show them this link: ${rotated.url} (any earlier link for this call no longer works) — once they have chosen Continue there, call ${tool.name} again with exactly the same arguments. Nothing has run yet.`,
-          approval_url: rotated.url,
-          approval_id: rotated.id,
-          expires_at: rotated.expiresAt,
+          message: `The person has not chosen Continue yet for ${title}. The link is the same as before: ${shown.url} — show it to them again if they do not have it open; once they have chosen Continue there, call ${tool.name} again with exactly the same arguments. Nothing has run yet.`,
+          approval_url: shown.url,
+          approval_id: shown.id,
+          expires_at: shown.expiresAt,
         });
       }
     }
@@ -207,7 +209,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
     });
   }
 
-  /** The pending approval of this exact call with a fresh link, or a new approval. */
+  /** The pending approval of this exact call with its link, or a new approval. */
   private async pendingOrNew(
     tool: RegisteredTool,
     title: string,
@@ -219,8 +221,8 @@ export class DestructiveGate implements OnApplicationBootstrap {
   ): Promise<IssuedApproval | { error: JsonObject }> {
     const existing = await this.approvals.forCall(principalKey, tool.name, digest);
     if (existing?.status === 'pending') {
-      const rotated = await this.approvals.rotate(existing.record, this.config.baseUrl(call.req));
-      if (rotated) return rotated;
+      const shown = await this.approvals.reshow(existing.record, this.config.baseUrl(call.req));
+      if (shown) return shown;
     }
     return this.create(tool, title, args, digest, principalKey, confirmation, call);
   }

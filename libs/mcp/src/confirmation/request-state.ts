@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { SealedText } from './sealed-text.js';
 
 /**
  * Sealed `requestState` (2026-07-28 basic/patterns/mrtr §Server Requirements): authenticated
@@ -22,33 +23,22 @@ export interface RequestStateClaims {
   readonly data?: unknown;
 }
 
-const VERSION = 'v1';
-
 export class RequestStateSealer {
-  private readonly key: Buffer;
+  private readonly text: SealedText;
 
   constructor(secret: Buffer) {
-    this.key = createHash('sha256').update('mcp-request-state\0').update(secret).digest();
+    this.text = new SealedText(secret, 'mcp-request-state');
   }
 
   seal(claims: RequestStateClaims): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(Buffer.from(VERSION));
-    const body = Buffer.concat([cipher.update(JSON.stringify(claims), 'utf8'), cipher.final()]);
-    return `${VERSION}.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+    return this.text.seal(JSON.stringify(claims));
   }
 
   /** The claims, or undefined for anything forged, altered, truncated or of another key. */
   open(sealed: unknown): RequestStateClaims | undefined {
-    if (typeof sealed !== 'string' || sealed.length > 16_384 || !sealed.startsWith(`${VERSION}.`)) return undefined;
-    const raw = Buffer.from(sealed.slice(VERSION.length + 1), 'base64url');
-    if (raw.length < 29 || raw.toString('base64url') !== sealed.slice(VERSION.length + 1)) return undefined;
+    const text = this.text.open(sealed);
+    if (text === undefined) return undefined;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(VERSION));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      const text = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
       return JSON.parse(text) as RequestStateClaims;
     } catch {
       return undefined;

@@ -4,6 +4,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ID_KEY = /(^id$|_id$|Id$)/;
 const ID_LIST_KEY = /(_ids$|Ids$)/;
 
+/** `task_id`, `memberIds`, `id`: a key that names one identifier or a list of them. */
+export const isIdKey = (key: string): boolean => ID_KEY.test(key) || ID_LIST_KEY.test(key);
+
 /** `task_id` → "Task", `cost_cap` → "Cost cap", `memberIds` → "Member": words a person reads. */
 export function labelOf(key: string): string {
   const words = key
@@ -44,7 +47,7 @@ function valueHtml(value: unknown, isId: boolean): string {
 function listHtml(args: Record<string, unknown>): string {
   const rows = Object.entries(args).map(([key, value]) => {
     if (key === '…') return `<dt class="muted">More</dt><dd class="muted">${escapeHtml(String(value))}</dd>`;
-    const isId = ID_KEY.test(key) || ID_LIST_KEY.test(key);
+    const isId = isIdKey(key);
     return `<dt>${escapeHtml(labelOf(key))}</dt><dd>${valueHtml(value, isId)}</dd>`;
   });
   return rows.length ? `<dl>${rows.join('')}</dl>` : '<p class="muted">No details.</p>';

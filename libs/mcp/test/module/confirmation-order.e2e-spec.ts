@@ -11,7 +11,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Request } from 'express';
 import type { Server } from 'node:http';
 import request from 'supertest';
-import { IsString, Matches, MaxLength } from 'class-validator';
+import { IsObject, IsString, Matches, MaxLength } from 'class-validator';
 import {
   InMemoryStateStore,
   McpArg,
@@ -27,8 +27,8 @@ import { expectRpcError, expectRpcResult } from '../support/wire.js';
 
 /**
  * Issue 13 in the module: a destructive tool asks nobody until its arguments pass validation and
- * the service's preflight; approvals keep a bounded summary, are capped per caller and hand out a
- * fresh link when asked again; confirmation without a caller is refused at bootstrap and at run.
+ * the service's preflight; approvals keep a bounded summary, are capped per caller and show the
+ * same link when asked again; confirmation without a caller is refused at bootstrap and at run.
  */
 const TOKENS: Record<string, McpPrincipal> = {
   'ana-token': { subject: 'ana', scopes: [] },
@@ -52,6 +52,11 @@ class VoidDto {
   note: string;
 }
 
+class SettleDto {
+  @IsObject()
+  answers: Record<string, unknown>;
+}
+
 @Injectable()
 class LedgerService {
   readonly entries = new Set(['e1', 'e2', 'e3', 'e4', 'e5']);
@@ -70,6 +75,19 @@ class LedgerService {
     return { voided: id };
   }
 
+  @McpTool({
+    name: 'entries_settle',
+    title: 'Settle an entry',
+    description: "Settles a ledger entry with the bank's answers.",
+    annotations: { destructiveHint: true },
+  })
+  settle(@McpArg('entry_id', { validators: [IsString()] }) id: string, @McpInput() dto: SettleDto) {
+    this.settled.push({ id, answers: dto.answers });
+    return { settled: id };
+  }
+
+  readonly settled: { id: string; answers: Record<string, unknown> }[] = [];
+
   exists(id: string): void {
     this.preflights++;
     if (!this.entries.has(id)) throw new NotFoundException(`No entry ${id}`);
@@ -77,9 +95,9 @@ class LedgerService {
 }
 
 class RecordingStore extends InMemoryStateStore {
-  readonly written: { key: string; bytes: number }[] = [];
+  readonly written: { key: string; bytes: number; value: string }[] = [];
   override put(key: string, value: string, ttlMs: number): Promise<void> {
-    this.written.push({ key, bytes: value.length });
+    this.written.push({ key, bytes: value.length, value });
     return super.put(key, value, ttlMs);
   }
   approvals(): number {
@@ -219,39 +237,114 @@ describe('what an approval keeps', () => {
 });
 
 describe('asking again while an approval is pending', () => {
-  it('2025 / no elicitation: a fresh link; the old link stops working for the page and the buttons', async () => {
+  it('a retry while an approval is pending re-shows the same link: the page the person opened keeps working', async () => {
+    const voided = [...ledger.voided];
     const first = bodyOf(await call({ entry_id: 'e3', note: 'x' })).body.error;
-    const again = bodyOf(await call({ entry_id: 'e3', note: 'x' })).body.error;
-    expect(again).toMatchObject({
-      code: 'approval_pending',
-      approval_id: first.approval_id,
-      expires_at: first.expires_at,
-    });
-    expect(again.approval_url).not.toBe(first.approval_url);
-    expect(again.message).toContain(again.approval_url);
-    expect((await request(server).get(approvalPath(first.approval_url))).status).toBe(404);
-    expect(
-      (
-        await request(server)
-          .post(approvalPath(first.approval_url))
-          .type('form')
-          .send({ decision: 'approve', csrf: 'x' })
-      ).status,
-    ).toBe(404);
-    expect((await decide(server, again.approval_url, 'approve')).status).toBe(200);
+    // The person opens the page (and reads its form) before the model retries.
+    const opened = await request(server).get(approvalPath(first.approval_url));
+    expect(opened.status).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(opened.text)![1]!;
+    for (let retry = 0; retry < 2; retry++) {
+      const again = bodyOf(await call({ entry_id: 'e3', note: 'x' })).body.error;
+      expect(again).toEqual({
+        code: 'approval_pending',
+        approval_id: first.approval_id,
+        approval_url: first.approval_url,
+        expires_at: first.expires_at,
+        message: expect.stringContaining(first.approval_url),
+      });
+      expect(again.message).not.toMatch(/no longer works/);
+    }
+    expect(ledger.voided).toEqual(voided);
+    const pressed = await request(server)
+      .post(approvalPath(first.approval_url))
+      .type('form')
+      .send({ csrf, decision: 'approve' });
+    expect(pressed.status).toBe(200);
+    expect(pressed.text).toContain('<h1>Approved</h1>');
     expect(bodyOf(await call({ entry_id: 'e3', note: 'x' })).body).toEqual({ voided: 'e3' });
+    expect(bodyOf(await call({ entry_id: 'e3', note: 'x' })).body.error.code).toBe('approval_required');
+    expect(ledger.voided).toEqual([...voided, 'e3:1']);
   });
 
-  it('2026 with URL elicitation only: a second call without its state gets a fresh link, not a second approval', async () => {
+  it('the link is kept to be re-shown only sealed: its secret is in no stored value', async () => {
+    const before = store.written.length;
+    const first = bodyOf(await call({ entry_id: 'e5', note: 'sealed' })).body.error;
+    const secret = new URL(first.approval_url).pathname.split('/').pop()!;
+    expect(secret.length).toBeGreaterThanOrEqual(40);
+    const stored = store.written.slice(before);
+    expect(stored.length).toBeGreaterThan(0);
+    for (const { key, value } of stored) {
+      expect(key).not.toContain(secret);
+      expect(value).not.toContain(secret);
+    }
+    expect(bodyOf(await call({ entry_id: 'e5', note: 'sealed' })).body.error.approval_url).toBe(first.approval_url);
+  });
+
+  it('2026 with URL elicitation only: a second call without its state gets the same link, not a second approval', async () => {
     const approvals = store.approvals();
     const ask = (res: request.Response) =>
       (expectRpcResult(res, 'v').inputRequests as Record<string, { params: { url: string } }>).approval!.params.url;
     const first = ask(await withUrl({ entry_id: 'e4', note: 'x' }));
     const second = ask(await withUrl({ entry_id: 'e4', note: 'x' }));
-    expect(second).not.toBe(first);
+    expect(second).toBe(first);
     expect(store.approvals()).toBe(approvals + 1);
-    expect((await request(server).get(approvalPath(first))).status).toBe(404);
-    expect((await request(server).get(approvalPath(second))).status).toBe(200);
+    expect((await request(server).get(approvalPath(first))).status).toBe(200);
+  });
+});
+
+describe('the confirmation sentence and the summary', () => {
+  const answers = {
+    decision: 'L-2',
+    password: 'hunter2-pw-8841',
+    api_key: 'ak_live_5530',
+    nested: { client_secret: 'cs_live_7719' },
+  };
+  const secrets = ['hunter2-pw-8841', 'ak_live_5530', 'cs_live_7719'];
+
+  it('the confirmation sentence never contains an argument the summary redacts: one redaction rule for both', async () => {
+    const recorded = new RecordingStore();
+    const quoting = await boot({
+      stateStore: recorded,
+      rateLimits: { general: false, writes: false, failedAuth: false },
+      // A host sentence that quotes the arguments as JSON, as a quick describeConfirmation would.
+      describeConfirmation: (tool, args) => `${tool.title} with ${JSON.stringify(args)}.`,
+    });
+    const settle = (server: Server, form: boolean) => {
+      const params = { name: 'entries_settle', arguments: { entry_id: 'e1', answers } };
+      const r = form
+        ? modernRequest('tools/call', params, { id: 'v', capabilities: { elicitation: {} } })
+        : legacyRequest('tools/call', params, { id: 'v' });
+      return request(server).post('/mcp').set(r.headers).set('Authorization', 'Bearer ana-token').send(r.body);
+    };
+    try {
+      const at = quoting.getHttpServer() as Server;
+      const asked = expectRpcResult(await settle(at, true), 'v');
+      const form = JSON.stringify(asked.inputRequests);
+      expect(form).toContain('[redacted]');
+      expect(form).toContain('L-2');
+
+      const first = bodyOf(await settle(at, false)).body.error;
+      expect(first.code).toBe('approval_required');
+      expect(first.message).toContain('"password":"[redacted]"');
+      const page = await request(at).get(approvalPath(first.approval_url));
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('[redacted]');
+      const stored = recorded.written.map((w) => w.value).join('\n');
+      expect(stored).toContain('[redacted]');
+      for (const secret of secrets) {
+        expect(form).not.toContain(secret);
+        expect(first.message).not.toContain(secret);
+        expect(page.text).not.toContain(secret);
+        expect(stored).not.toContain(secret);
+      }
+      // The digest binds the real arguments: approved, the retry runs with them, whole.
+      await decide(at, first.approval_url, 'approve');
+      expect(bodyOf(await settle(at, false)).body).toEqual({ settled: 'e1' });
+      expect(quoting.get(LedgerService).settled).toEqual([{ id: 'e1', answers }]);
+    } finally {
+      await quoting.close();
+    }
   });
 });
 
@@ -281,8 +374,11 @@ describe('a cap on pending approvals per caller', () => {
       expect(refused.isError).toBe(true);
       expect(refused.body.error).toMatchObject({ code: 'too_many_pending_approvals', retry_after: expect.any(Number) });
       expect(refused.body.error.approval_url).toBeUndefined();
-      // Asking again for a pending one still works (no new record): a fresh link.
-      expect(bodyOf(await send('e1')).body.error.code).toBe('approval_pending');
+      // Asking again for a pending one still works (no new record): the same link.
+      expect(bodyOf(await send('e1')).body.error).toMatchObject({
+        code: 'approval_pending',
+        approval_url: one.approval_url,
+      });
       expect(bodyOf(await send('e3', 'bea-token')).body.error.code).toBe('approval_required');
       const fresh = bodyOf(await send('e1')).body.error.approval_url;
       expect((await decide(capped.getHttpServer() as Server, fresh, 'reject')).status).toBe(200);

@@ -135,15 +135,14 @@ describe.each([
     expect(Date.parse(first.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(first.message).toContain(first.approval_url);
 
-    // Asking again while it is pending gives a fresh link (a client may have lost it); the old one stops working.
+    // Asking again while it is pending shows the same link again (a client may have lost it; the
+    // person may have it open already).
     const pending = errorOf(await call(del(n1)));
     expect(pending).toMatchObject({
       code: 'approval_pending',
       approval_id: first.approval_id,
-      approval_url: expect.stringMatching(/\/mcp\/approvals\/[A-Za-z0-9_-]{40,}$/),
+      approval_url: first.approval_url,
     });
-    expect(pending.approval_url).not.toBe(first.approval_url);
-    expect((await request(t.server).get(approvalPath(first.approval_url))).status).toBe(404);
     const link = pending.approval_url as string;
     const page = await request(t.server).get(approvalPath(link));
     expect(page.status).toBe(200);
@@ -293,6 +292,33 @@ requires(await redis()).describe('two app instances sharing Redis and the state 
       ).toBeUndefined();
       expectRpcError(await modern(retry, { elicitation: {} }, 'admin-token', a.server), 200, -32602, 'd');
       expect([...a.notes.deleted, ...b.notes.deleted]).toEqual(['n1', 'n2']);
+    } finally {
+      await a.app.close();
+      await b.app.close();
+    }
+  });
+
+  it('a retry while an approval is pending re-shows the same link on the other instance; the page opened on one is approved there', async () => {
+    const url = REDIS_URL;
+    const prefix = `t:${Date.now()}:${Math.random()}:`;
+    const a = await startToolsApp({ stateStore: new RedisStateStore(url, prefix), stateKey: 'shared-secret' });
+    const b = await startToolsApp({ stateStore: new RedisStateStore(url, prefix), stateKey: 'shared-secret' });
+    try {
+      const first = errorOf(await legacy(del('n1'), 'admin-token', a.server));
+      const opened = await request(a.server).get(approvalPath(first.approval_url));
+      const csrf = /name="csrf" value="([^"]+)"/.exec(opened.text)![1];
+      for (const server of [b.server, a.server]) {
+        const again = errorOf(await legacy(del('n1'), 'admin-token', server));
+        expect(again).toMatchObject({ code: 'approval_pending', approval_url: first.approval_url });
+      }
+      const pressed = await request(a.server)
+        .post(approvalPath(first.approval_url))
+        .type('form')
+        .send({ csrf, decision: 'approve' });
+      expect(pressed.text).toContain('<h1>Approved</h1>');
+      expect(expectRpcResult(await legacy(del('n1'), 'admin-token', b.server), 'd').isError).toBeUndefined();
+      expect(errorOf(await legacy(del('n1'), 'admin-token', a.server)).code).toBe('approval_required');
+      expect([...a.notes.deleted, ...b.notes.deleted]).toEqual(['n1']);
     } finally {
       await a.app.close();
       await b.app.close();
