@@ -134,6 +134,44 @@ shared.describe('replicas: flows', () => {
     expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
   });
 
+  it('a retry while an approval is pending re-shows the same link on every replica; the page opened before is approved, and the call runs once', async () => {
+    const client = await member('patient@acme.test');
+    const [one, two, three] = replicaUrls() as [string, string, string];
+    const task = (
+      await client.rest('post', '/api/v1/tasks', { name: 'Retried across replicas', kind: 'echo', cost_cap: 2 })
+    ).body.data;
+    const args = { task_id: task.id, input: {} };
+    const asked = await client.at(one).tool('2025', 'kadu_tasks_run', args);
+    expect(asked.body.error.code).toBe('approval_required');
+    const link = new URL(asked.body.error.approval_url as string);
+    // The person opens the page (on one replica) before the model retries (on the others).
+    const page = await fetch(`${two}${link.pathname}`);
+    expect(page.status).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+    for (const [url, era] of [
+      [three, '2025'],
+      [one, '2026'],
+    ] as const) {
+      const retry = await client.at(url).tool(era, 'kadu_tasks_run', args);
+      expect(retry.body.error).toMatchObject({
+        code: 'approval_pending',
+        approval_url: link.href,
+        approval_id: asked.body.error.approval_id,
+      });
+    }
+    const decided = await fetch(`${three}${link.pathname}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: csrf!, decision: 'approve' }),
+    });
+    expect(decided.status).toBe(200);
+    expect(await decided.text()).toContain('<h1>Approved</h1>');
+    const ran = await client.at(two).tool('2025', 'kadu_tasks_run', args);
+    expect(ran.body.data.status).toBe('queued');
+    expect((await client.at(one).tool('2025', 'kadu_tasks_run', args)).body.error.code).toBe('approval_required');
+    expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
+  });
+
   it('requestState sealed on one replica is accepted once on another, and refused on a third', async () => {
     const client = await member('elicited@acme.test');
     const [one, two, three] = replicaUrls() as [string, string, string];
