@@ -9,6 +9,7 @@ import { KaduModule } from './kadu.module.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { ExecutionTasks } from './mcp/execution-tasks.js';
 import { KaduMcpState, kaduMcpOptions } from './mcp/kadu-mcp.options.js';
+import { KADU_MCP_PATH } from './mcp/kadu-pages.js';
 import { loadStateKey, STATE_SECRET } from './mcp/state-key.js';
 import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
@@ -44,7 +45,7 @@ export class AppModule {
         ...(config.devAuthServer ? [DevAuthorizationServerModule] : []),
         ...(extraImports ?? []),
         McpModule.forRootAsync({
-          path: 'mcp',
+          path: KADU_MCP_PATH,
           guards: [McpAuthGuard],
           // The guard, the confirmations and the state shared with the REST door.
           imports: [AuthModule, KaduModule, KaduMcpState],

@@ -36,7 +36,8 @@ import { KaduMcpState } from './mcp/kadu-mcp.options.js';
 import { MembersService } from './members/members.service.js';
 import { MEMBERSHIP_CHANGES, RedisMembershipChanges } from './orgs/membership-changes.js';
 import { OrgContextService } from './orgs/org-context.service.js';
-import { SECRET_VALUE_BOX, SecretEntryController } from './secrets/secret-entry.controller.js';
+import { SecretEntryController } from './secrets/secret-entry.controller.js';
+import { SECRET_VALUE_BOX, SecretEntryLinks } from './secrets/secret-entry-links.js';
 import { SecretsService } from './secrets/secrets.service.js';
 import { TracedExecutionQueue } from './telemetry/traced-execution-queue.js';
 import { TaskInputValidator } from './tasks/input-schema.js';
@@ -126,6 +127,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     WebhookEvents,
     DeliveryWorker,
     SecretsService,
+    SecretEntryLinks,
     MembersService,
     KaduPromptsService,
     KaduCompletionsService,

@@ -168,6 +168,14 @@ create table file_uploads_used (
     sql: `alter table webhook_deliveries add column claim_token text;
 alter table webhook_deliveries add column claimed_until timestamptz`,
   },
+  {
+    id: 3,
+    name: 'secret entry links: who asked, and cancellation by a newer rotation',
+    // Only the newest link of a secret may set its value; its page names the member who asked.
+    sql: `alter table secret_entry_links add column requested_by text;
+alter table secret_entry_links add column canceled_at timestamptz;
+create index secret_entry_links_open on secret_entry_links (secret_id) where used_at is null and canceled_at is null`,
+  },
 ];
 
 /**

@@ -14,9 +14,9 @@ import { KaduValidationPipe, VALIDATION_OPTIONS } from '../common/validation.js'
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ALL_SCOPES } from '../auth/scopes.js';
 import { KADU_INSTRUCTIONS } from './kadu-instructions.js';
+import { kaduPageBrand } from './kadu-pages.js';
 
 export const KADU_VERSION = '1.0.0';
-
 /** How Kadu configures McpModule: its seed's revisions, its validation and error envelope, its OAuth metadata. */
 export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModuleOptions {
   return {
@@ -38,12 +38,7 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
     principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
     subscriptions: kaduSubscriptions(config),
     pages: {
-      brand: {
-        name: 'Kobana',
-        product: 'Kadu',
-        mark: 'K',
-        ...(config.devTokens ? { environment: 'Development' } : {}),
-      },
+      brand: kaduPageBrand(config),
       describeCaller: (p) => ({
         person: p.subject,
         organisation: (p as KaduPrincipal).org,

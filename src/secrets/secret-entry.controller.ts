@@ -1,77 +1,61 @@
-import { Body, Controller, Get, Inject, Param, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { ApiError } from '../common/api-error.js';
-import { SecretBox } from '../common/secret-box.js';
-import { DATABASE, type Database } from '../db/database.js';
-import { hashToken } from './secrets.service.js';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { sendPage } from '@kobana/nest-mcp';
+import type { Request, Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { kaduPageFrame } from '../mcp/kadu-pages.js';
+import { type EntryLinkState, SecretEntryLinks } from './secret-entry-links.js';
+import { entryPage, type Frame, linkProblemPage, savedPage, VALUE_MAX_LENGTH } from './secret-entry-page.js';
 
-export const SECRET_VALUE_BOX = Symbol('SECRET_VALUE_BOX');
-
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function page(res: Response, status: number, body: string): void {
-  res.status(status);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader(
-    'Content-Security-Policy',
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  );
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Cache-Control', 'no-store');
-  res.send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Kadu secret</title></head>
-<body style="font-family:system-ui;max-width:32rem;margin:3rem auto">${body}</body></html>`);
-}
-
-/** The page where a person types a secret's value; the link is single-use and expires. */
+/**
+ * The page where a person types a secret's value (GET shows it and changes nothing; the form
+ * POSTs to the same single-use link). Every answer is a page of the shared layout with the
+ * approval page's headers (sendPage): no inline script, no referrer, never cached, never framed.
+ */
 @Controller('secrets/entry')
 export class SecretEntryController {
+  private readonly frame: Frame;
+
   constructor(
-    @Inject(DATABASE) private readonly db: Database,
-    @Inject(SECRET_VALUE_BOX) private readonly box: SecretBox,
-  ) {}
+    private readonly links: SecretEntryLinks,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.frame = kaduPageFrame(config);
+  }
 
   @Get(':token')
-  async form(@Param('token') token: string, @Res() res: Response): Promise<void> {
-    const link = await this.link(token);
-    page(
-      res,
-      200,
-      `<h1>Set the value of ${escape(link.name)}</h1>
-<form method="post"><label>Value <input type="password" name="value" required autocomplete="off"></label>
-<button type="submit">Save</button></form><p>The value is stored encrypted and never shown again.</p>`,
-    );
+  async form(@Param('token') token: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const link = await this.links.find(token);
+    if (!link || link.state !== 'live') return this.problem(res, link?.state);
+    sendPage(res, 200, entryPage(this.frame, link, req.originalUrl));
   }
 
   @Post(':token')
-  async save(@Param('token') token: string, @Body() body: { value?: unknown }, @Res() res: Response): Promise<void> {
+  @HttpCode(200)
+  async save(
+    @Param('token') token: string,
+    @Body() body: { value?: unknown } | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const link = await this.links.find(token);
+    if (!link || link.state !== 'live') return this.problem(res, link?.state);
     const value = body?.value;
-    if (typeof value !== 'string' || value.length === 0 || value.length > 10_000) {
-      throw new ApiError(422, 'validation_failed', 'Validation failed', 'value must be a non-empty string', 'value');
+    if (typeof value !== 'string' || value.length === 0 || value.length > VALUE_MAX_LENGTH) {
+      const problem =
+        typeof value === 'string' && value.length > VALUE_MAX_LENGTH
+          ? `The value is longer than ${VALUE_MAX_LENGTH.toLocaleString('en')} characters.`
+          : 'Type the value to store.';
+      return sendPage(res, 422, entryPage(this.frame, link, req.originalUrl, problem));
     }
-    const saved = await this.db.transaction(async (tx) => {
-      const [used] = await tx.query<{ secret_id: string }>(
-        'update secret_entry_links set used_at = now() where token_hash = $1 and used_at is null and expires_at > now() returning secret_id',
-        [hashToken(token)],
-      );
-      if (!used) return false;
-      await tx.query(
-        'update secrets set value_sealed = $2, version = version + 1, rotated_at = now(), updated_at = now() where id = $1 and deleted_at is null',
-        [used.secret_id, this.box.seal(value)],
-      );
-      return true;
-    });
-    if (!saved) throw ApiError.notFound('link');
-    page(res, 200, '<h1>Saved</h1><p>You can close this page.</p>');
+    const version = await this.links.use(token, value);
+    // Spent, replaced or deleted between reading and saving (another tab, another replica): say which.
+    if (version === undefined) return this.problem(res, (await this.links.find(token))?.state);
+    sendPage(res, 200, savedPage(this.frame, link.secret.name, version));
   }
 
-  private async link(token: string): Promise<{ name: string }> {
-    const [row] = await this.db.query<{ name: string }>(
-      `select s.name from secret_entry_links l join secrets s on s.id = l.secret_id
-        where l.token_hash = $1 and l.used_at is null and l.expires_at > now() and s.deleted_at is null`,
-      [hashToken(token)],
-    );
-    if (!row) throw ApiError.notFound('link');
-    return row;
+  /** Why a link cannot set the value. Still live to this clock after the database refused it: it expired by the database's. */
+  private problem(res: Response, state: EntryLinkState | undefined): void {
+    const { status, html } = linkProblemPage(this.frame, state === 'live' ? 'expired' : (state ?? 'unknown'));
+    sendPage(res, status, html);
   }
 }

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { McpArg, McpCaller, McpInput, McpTool } from '@kobana/nest-mcp';
 import { IsString, Matches, MaxLength } from 'class-validator';
@@ -8,11 +7,11 @@ import { ApiError } from '../common/api-error.js';
 import { assertId, newId } from '../common/ids.js';
 import { limitOf, PageQueryDto, Paginator } from '../common/pagination.js';
 import { iso } from '../common/serialize.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database, type Queryable } from '../db/database.js';
 import { hints, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
 import { Omittable } from '../common/validation.js';
+import { SecretEntryLinks } from './secret-entry-links.js';
 
 export class CreateSecretDto {
   @IsString()
@@ -47,12 +46,6 @@ const secretView = (row: SecretRow) => ({
   updated_at: iso(row.updated_at),
 });
 
-const ENTRY_TTL_MINUTES = 15;
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
 /**
  * Secrets: metadata through the API and tools; the value never passes through a model or a
  * response. Creating or rotating returns a short-lived link to a page where a person types it.
@@ -61,9 +54,9 @@ export function hashToken(token: string): string {
 export class SecretsService {
   constructor(
     @Inject(DATABASE) private readonly db: Database,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly orgs: OrgContextService,
     private readonly paginator: Paginator,
+    private readonly links: SecretEntryLinks,
   ) {}
 
   @McpTool({
@@ -108,7 +101,7 @@ export class SecretsService {
         'insert into secrets (id, org_id, name, description) values ($1, $2, $3, $4) returning *',
         [newId(), ctx.orgId, dto.name, dto.description ?? ''],
       );
-      return { data: { secret: secretView(row!), ...(await this.entryLink(tx, ctx.orgId, row!.id)) } };
+      return { data: { secret: secretView(row!), ...(await this.links.issue(tx, ctx.orgId, row!.id, ctx.memberId)) } };
     });
   }
 
@@ -124,8 +117,9 @@ export class SecretsService {
   async rotate(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
     return this.db.transaction(async (tx) => {
-      const row = await this.load(tx, ctx.orgId, secretId);
-      return { data: { secret: secretView(row), ...(await this.entryLink(tx, ctx.orgId, row.id)) } };
+      // The row lock orders concurrent rotations (any replica): each cancels the links issued before it.
+      const row = await this.load(tx, ctx.orgId, secretId, { lock: true });
+      return { data: { secret: secretView(row), ...(await this.links.issue(tx, ctx.orgId, row.id, ctx.memberId)) } };
     });
   }
 
@@ -148,26 +142,13 @@ export class SecretsService {
     return { data: secretView(row) };
   }
 
-  private async load(q: Queryable, orgId: string, secretId: string): Promise<SecretRow> {
+  private async load(q: Queryable, orgId: string, secretId: string, { lock = false } = {}): Promise<SecretRow> {
     const id = assertId(secretId, 'secret');
     const [row] = await q.query<SecretRow>(
-      'select * from secrets where id = $1 and org_id = $2 and deleted_at is null',
+      `select * from secrets where id = $1 and org_id = $2 and deleted_at is null${lock ? ' for update' : ''}`,
       [id, orgId],
     );
     if (!row) throw ApiError.notFound('secret');
     return row;
-  }
-
-  private async entryLink(tx: Queryable, orgId: string, secretId: string) {
-    const token = randomBytes(32).toString('base64url');
-    const expires = new Date(Date.now() + ENTRY_TTL_MINUTES * 60_000);
-    await tx.query(
-      'insert into secret_entry_links (token_hash, org_id, secret_id, expires_at) values ($1, $2, $3, $4)',
-      [hashToken(token), orgId, secretId, expires],
-    );
-    return {
-      entry_url: `${this.config.publicBaseUrl}/secrets/entry/${token}`,
-      entry_expires_at: expires.toISOString(),
-    };
   }
 }

@@ -32,7 +32,9 @@ describe('secrets', () => {
       .post(local(created.body.data.entry_url))
       .type('form')
       .send({ value: 'other' });
-    expect(again.status).toBe(404);
+    // A used link says so (the page of an already-decided approval answers the same way).
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('This link was already used');
     const read = await owner.rest('get', `/api/v1/secrets/${created.body.data.secret.id}`);
     expect(read.body.data).toMatchObject({ version: 1, has_value: true });
     for (const era of ERAS) {
@@ -51,6 +53,61 @@ describe('secrets', () => {
     }>('select value_sealed from secrets where id = $1', [created.body.data.secret.id]);
     expect(row!.value_sealed).toMatch(/^v1\./);
     expect(row!.value_sealed).not.toContain('s3cr3t');
+  });
+});
+
+describe('secret entry links', () => {
+  const sealedValue = async (secretId: string): Promise<string> => {
+    const { DATABASE } = await import('../../src/db/database.js');
+    const { SECRET_VALUE_BOX } = await import('../../src/secrets/secret-entry-links.js');
+    const [row] = await (kadu.app.get(DATABASE) as import('../../src/db/database.js').Database).query<{
+      value_sealed: string;
+    }>('select value_sealed from secrets where id = $1', [secretId]);
+    return (kadu.app.get(SECRET_VALUE_BOX) as import('../../src/common/secret-box.js').SecretBox).open(
+      row!.value_sealed,
+    );
+  };
+  const save = (url: string, value: string) => request(kadu.server).post(local(url)).type('form').send({ value });
+
+  it('a new secret rotation cancels every earlier unused entry link: an older link never overwrites the value, whether the newer one was used or not', async () => {
+    const created = await owner.rest('post', '/api/v1/secrets', { name: 'PAYROLL_KEY' });
+    const id = created.body.data.secret.id as string;
+    const links = [created.body.data.entry_url as string];
+    for (let i = 0; i < 2; i++)
+      links.push((await owner.rest('post', `/api/v1/secrets/${id}/rotate`)).body.data.entry_url as string);
+    const [oldest, older, newest] = links as [string, string, string];
+
+    // The newer link not used yet: the older one is refused all the same, and says why.
+    const early = await save(older, 'from-the-older-link');
+    expect(early.status).toBe(410);
+    expect(early.text).toContain('This link was replaced');
+    expect((await owner.rest('get', `/api/v1/secrets/${id}`)).body.data).toMatchObject({
+      version: 0,
+      has_value: false,
+    });
+    expect((await request(kadu.server).get(local(older))).status).toBe(410);
+
+    expect((await save(newest, 'from-the-newest-link')).status).toBe(200);
+    expect((await owner.rest('get', `/api/v1/secrets/${id}`)).body.data.version).toBe(1);
+    // After the newer one was used: the oldest still cannot overwrite it.
+    const late = await save(oldest, 'from-the-oldest-link');
+    expect(late.status).toBe(410);
+    expect((await owner.rest('get', `/api/v1/secrets/${id}`)).body.data.version).toBe(1);
+    expect(await sealedValue(id)).toBe('from-the-newest-link');
+  });
+
+  it('a value the page refuses is said next to the field, never echoed, and the link still works', async () => {
+    const created = await owner.rest('post', '/api/v1/secrets', { name: 'EMPTY_FIRST' });
+    const url = created.body.data.entry_url as string;
+    const empty = await save(url, '');
+    expect(empty.status).toBe(422);
+    expect(empty.text).toContain('aria-invalid="true"');
+    expect(empty.text).toContain('Type the value');
+    const long = await save(url, `tooLong-${'x'.repeat(10_001)}`);
+    expect(long.status).toBe(422);
+    expect(long.text).not.toContain('tooLong-');
+    expect((await save(url, 'finally')).status).toBe(200);
+    expect(await sealedValue(created.body.data.secret.id)).toBe('finally');
   });
 });
 

@@ -12,7 +12,8 @@ import { freePort } from '../support/replicas.js';
 
 /**
  * Every page a person sees — sign-in and consent, the approval page and its done, canceled,
- * expired, not-valid and already-decided pages — in Debian's Chromium: what it says, that axe-core
+ * expired, not-valid and already-decided pages, the secret entry page and its saved, used and
+ * replaced pages — in Debian's Chromium: what it says, that axe-core
  * finds nothing serious or critical, that it fits a phone, that the keyboard alone works, and
  * screenshots at desktop and phone widths in test-output/.
  */
@@ -176,6 +177,72 @@ requires(chromium()).describe('the pages a person sees', () => {
       expect(invalid?.status()).toBe(404);
       expect(await page.innerText('h1')).toBe('This link is not valid');
       await accessible(page, 'approval-not-valid');
+      await page.close();
+    }, 60_000);
+  });
+
+  describe('the secret entry page', () => {
+    const rest = (method: 'post' | 'get', path: string, body?: object) =>
+      request(kadu.server)[method](path).set('Authorization', `Bearer ${api}`).send(body);
+
+    it("the secret entry page uses the shared page layout: brand, Development badge, organisation, person, expiry in relative and local time, phone width, the approval page's headers", async () => {
+      const created = await rest('post', '/api/v1/secrets', {
+        name: 'BANK_API_KEY',
+        description: 'Open banking key of the treasury account',
+      });
+      expect(created.status).toBe(201);
+      const link = created.body.data.entry_url as string;
+      const page = await browser.newPage();
+      const response = await page.goto(link);
+      expect(response?.status()).toBe(200);
+      const headers = response!.headers();
+      expect(headers['content-security-policy']).toContain("script-src 'self'");
+      expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(headers['content-security-policy']).not.toContain('unsafe-inline');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['x-frame-options']).toBe('DENY');
+      expect(headers['referrer-policy']).toBe('no-referrer');
+      expect(headers['cache-control']).toBe('no-store');
+      // The shared layout, its stylesheet applied (served as a file, under the page's CSP).
+      expect(await page.getAttribute('meta[name="viewport"]', 'content')).toContain('width=device-width');
+      expect(await page.getAttribute('link[rel="stylesheet"]', 'href')).toBe('/mcp/pages/page.css');
+      expect(await page.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(243, 245, 249)');
+      const brand = await page.innerText('header.brand');
+      expect(brand).toContain('Kobana');
+      expect(brand).toContain('Kadu');
+      expect(await page.innerText('header.brand .env')).toBe('Development');
+      await page.waitForFunction("document.querySelector('time[data-expiry]').textContent.includes('your time')");
+      const text = await page.innerText('main');
+      expect(text).toContain('BANK_API_KEY');
+      expect(text).toContain('Open banking key of the treasury account');
+      expect(text).toMatch(/Organisation\s+acme/);
+      expect(text).toMatch(/Asked by\s+ana \(ana@acme\.test\)/);
+      expect(text).toMatch(/Link expires\s+in (15|14) minutes \(at [^)]*\d\d:\d\d[^)]*, your time\)/);
+      expect(await page.getAttribute('#value', 'type')).toBe('password');
+      await accessible(page, 'secret-entry');
+
+      // Keyboard only: the field, the value, Enter.
+      await page.getByLabel('New value').focus();
+      await page.keyboard.type('sk_live_typed_in_chromium');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('h1:has-text("Saved")');
+      const saved = await page.innerText('main');
+      expect(saved).toContain('BANK_API_KEY now has a new value (version 1)');
+      expect(await page.content()).not.toContain('sk_live_typed_in_chromium');
+      await accessible(page, 'secret-saved');
+
+      const used = await page.goto(link);
+      expect(used?.status()).toBe(409);
+      expect(await page.innerText('h1')).toBe('This link was already used');
+      await accessible(page, 'secret-link-used');
+
+      const secretId = created.body.data.secret.id as string;
+      const older = (await rest('post', `/api/v1/secrets/${secretId}/rotate`)).body.data.entry_url as string;
+      await rest('post', `/api/v1/secrets/${secretId}/rotate`);
+      const replaced = await page.goto(older);
+      expect(replaced?.status()).toBe(410);
+      expect(await page.innerText('h1')).toBe('This link was replaced');
+      await accessible(page, 'secret-link-replaced');
       await page.close();
     }, 60_000);
   });

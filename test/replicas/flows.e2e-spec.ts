@@ -172,6 +172,42 @@ shared.describe('replicas: flows', () => {
     expect((await client.rest('get', `/api/v1/executions?task_id=${task.id}`)).body.data).toHaveLength(1);
   });
 
+  it('a new secret rotation cancels every earlier unused entry link, whichever replica made or serves it; three rotations at once leave one live link', async () => {
+    const client = await member('keys@acme.test');
+    const [one, two, three] = replicaUrls() as [string, string, string];
+    const save = (url: string, path: string, value: string) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ value }),
+      });
+    const created = await client.at(one).rest('post', '/api/v1/secrets', { name: 'REPLICATED_KEY' });
+    expect(created.status).toBe(201);
+    const id = created.body.data.secret.id as string;
+    const rotate = async (url: string) =>
+      new URL((await client.at(url).rest('post', `/api/v1/secrets/${id}/rotate`)).body.data.entry_url as string)
+        .pathname;
+    const first = new URL(created.body.data.entry_url as string).pathname;
+    const second = await rotate(two);
+    // Made on one replica, canceled by a rotation on another, refused on a third.
+    expect((await save(three, first, 'from-the-first-link')).status).toBe(410);
+
+    // One rotation on each replica at the same moment: the secret's row lock orders them, each
+    // cancels the links before it, and exactly one link is left that works.
+    const racing = await Promise.all(replicaUrls().map(rotate));
+    const links = [first, second, ...racing];
+    const statuses = await Promise.all(
+      links.map(async (path, i) => (await fetch(`${replicaUrls()[i % 3]}${path}`)).status),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 410)).toHaveLength(links.length - 1);
+    const live = links[statuses.indexOf(200)]!;
+    expect((await save(two, live, 'from-the-live-link')).status).toBe(200);
+    for (const path of links.filter((l) => l !== live))
+      expect((await save(one, path, 'from-an-old-link')).status).toBe(410);
+    expect((await client.at(three).rest('get', `/api/v1/secrets/${id}`)).body.data.version).toBe(1);
+  });
+
   it('requestState sealed on one replica is accepted once on another, and refused on a third', async () => {
     const client = await member('elicited@acme.test');
     const [one, two, three] = replicaUrls() as [string, string, string];

@@ -39,7 +39,7 @@ ul.scopes li{display:flex;gap:.5rem;align-items:baseline}ul.scopes .tag{min-widt
 fieldset{border:1px solid var(--line);border-radius:.5rem;margin:1rem 0;padding:.5rem 1rem 1rem}
 legend{font-weight:600;padding:0 .3rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
-input[type=text],input[type=email],select{width:100%;font:inherit;padding:.55rem .65rem;border:1px solid #8a94a6;border-radius:.4rem;background:#fff;color:var(--ink)}
+input[type=text],input[type=email],input[type=password],select{width:100%;font:inherit;padding:.55rem .65rem;border:1px solid #8a94a6;border-radius:.4rem;background:#fff;color:var(--ink)}
 .hint{font-size:.875rem;color:var(--muted);margin:.2rem 0 0}
 .error{color:var(--danger);font-weight:600;font-size:.9rem;margin:.25rem 0 0}
 [aria-invalid=true]{border-color:var(--danger)!important}
