@@ -4,7 +4,8 @@ import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry
 import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
 import type { McpConfirmationText } from '../mcp.options.js';
 import type { JsonObject } from '../protocol/index.js';
-import { redactSecrets, summarizeArguments, SUMMARY_LIMITS, truncateText } from './approval-summary.js';
+import { summarizeArguments, truncateText } from './approval-summary.js';
+import { confirmationText } from './confirmation-text.js';
 import {
   ApprovalsService,
   type ApprovalRecord,
@@ -87,18 +88,12 @@ export class DestructiveGate implements OnApplicationBootstrap {
     const digest = argumentDigest(canonicalJson(args));
     const principalKey = this.config.principalKey(call.principal);
     const title = tool.annotations.title ?? tool.name;
-    const describe = this.config.describeConfirmation;
-    // The host writes its sentence from the arguments as the summary shows them (secrets redacted):
-    // the chat, the page and the stored record never quote what the details list hides.
-    const described = describe
-      ? await describe({ name: tool.name, title }, redactSecrets(args), call.principal)
-      : `${title} with ${JSON.stringify(summarizeArguments(args))}.`;
-    const text: McpConfirmationText = typeof described === 'string' ? { message: described } : described;
-    const confirmation: Confirmation = {
-      ...text,
-      message: truncateText(text.message, SUMMARY_LIMITS.message),
-      ...(text.undoNote ? { undoNote: truncateText(text.undoNote, SUMMARY_LIMITS.message) } : {}),
-    };
+    const confirmation = await confirmationText(
+      this.config.describeConfirmation,
+      { name: tool.name, title },
+      args,
+      call.principal,
+    );
     const message = confirmation.message;
     const log = (event: string, extra: Record<string, unknown> = {}) =>
       // An object, not a string: a structured logger keeps `event` as a field of the line.
