@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { MCP_STATE_STORE, type McpStateStore } from '@kobana/nest-mcp';
-import { approvalPath } from '../../libs/mcp/test/support/approvals.js';
+import { approvalPath } from '../support/approvals.js';
 import { awaitingReconcile } from '../support/executions.js';
 import { uploadFile } from '../support/files.js';
 import { CHROMIUM_PATH, chromium as chromiumBinary, requires } from '../support/infrastructure.js';
