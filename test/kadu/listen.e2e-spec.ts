@@ -162,7 +162,7 @@ describe('subscriptions/listen on Kadu', () => {
     });
   });
 
-  it('a member holds at most 3 open streams; closing one frees its place', async () => {
+  it('a member holds at most 3 open streams (the 429 for too many streams carries Retry-After); closing one frees its place', async () => {
     const token = await kadu.token({ user: 'many@acme.test' });
     const streams = [];
     for (let i = 0; i < 3; i++) {
@@ -172,13 +172,15 @@ describe('subscriptions/listen on Kadu', () => {
     }
     const refused = await listen(token, { resourceSubscriptions: ['kobana://kadu/me'] }, 'fourth');
     expect(refused.status).toBe(429);
+    // As every 429 of the product: when to try again (the longest an ended stream holds its slot).
+    expect(refused.retryAfter).toBe('5');
     expect(refused.refusal).toEqual({
       jsonrpc: '2.0',
       id: 'fourth',
       error: {
         code: -32600,
         message: 'Too many open subscription streams: at most 3 per caller; close one first',
-        data: { limit: 3 },
+        data: { limit: 3, retry_after: 5 },
       },
     });
     // Another member is not held to this one's count.

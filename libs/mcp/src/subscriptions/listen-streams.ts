@@ -16,6 +16,7 @@ import {
   type SubscriptionEvent,
   type SubscriptionFilter,
 } from '../protocol/index.js';
+import { FollowedIndex } from './followed-index.js';
 import { chunkSocket, SseChunk } from './sse-chunk.js';
 import { subscriptionOffer } from './subscription-options.js';
 
@@ -30,11 +31,14 @@ export interface ListenStream {
   readonly res: Response;
 }
 
-type EndReason = 'closed' | 'expired' | 'shutdown' | 'overflow';
+type EndReason = 'expired' | 'shutdown' | 'overflow';
 
 interface Open extends ListenStream {
   timer?: NodeJS.Timeout;
+  /** No longer delivered to; its slot stays counted until its connection has closed. */
   ended: boolean;
+  /** Cuts the connection of an ended stream whose last message did not leave in time. */
+  cut?: NodeJS.Timeout;
   /** Where its messages are written as pre-framed chunks (sse-chunk.ts); else through `res`. */
   socket?: Socket;
 }
@@ -64,8 +68,7 @@ const HEARTBEAT = new SseChunk(Buffer.from(SSE_HEARTBEAT));
 export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('McpListen');
   private readonly streams = new Set<Open>();
-  private readonly byUri = new Map<string, Set<Open>>();
-  private readonly byTask = new Map<string, Set<Open>>();
+  private readonly followed = new FollowedIndex<Open>();
   private readonly perPrincipal = new Map<string, number>();
   private readonly fanOuts: FanOut[] = [];
   private nextBatch?: NodeJS.Immediate;
@@ -79,6 +82,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly heartbeatMs: number;
   private readonly maxBufferedBytes: number;
   private readonly deliveryBatch: number;
+  private readonly closeTimeoutMs: number;
 
   constructor(
     config: McpConfig,
@@ -92,6 +96,12 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.heartbeatMs = options?.heartbeatMs ?? 15_000;
     this.maxBufferedBytes = options?.maxBufferedBytes ?? 1024 * 1024;
     this.deliveryBatch = Math.max(1, options?.deliveryBatch ?? 64);
+    this.closeTimeoutMs = Math.max(0, options?.closeTimeoutMs ?? 5000);
+  }
+
+  /** What a 429 for too many streams says to wait: the longest an ended stream still holds its slot. */
+  get retryAfterSec(): number {
+    return Math.max(1, Math.ceil(this.closeTimeoutMs / 1000));
   }
 
   /**
@@ -134,7 +144,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     for (const stream of [...this.streams]) this.end(stream, 'shutdown');
   }
 
-  /** How many streams the principal holds on this process. */
+  /** How many streams the principal holds on this process: open ones, and ended ones whose connection is still open. */
   countOf(principalKey: string): number {
     return this.perPrincipal.get(principalKey) ?? 0;
   }
@@ -158,10 +168,10 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     res.req.socket.setNoDelay(true);
     this.streams.add(open);
     this.perPrincipal.set(open.principalKey, this.countOf(open.principalKey) + 1);
-    for (const uri of open.filter.resourceSubscriptions ?? []) index(this.byUri, uri).add(open);
-    for (const task of open.filter.taskIds ?? []) index(this.byTask, task).add(open);
-    // The client closing the stream (or the connection dropping) ends the subscription.
-    res.once('close', () => this.forget(open));
+    this.followed.add(open);
+    // The client closing the stream (or the connection dropping) ends the subscription; the
+    // connection closing is also what frees the slot of a stream the server ended.
+    res.once('close', () => this.release(open));
     // The first write sends the headers with it; then Node has decided the framing.
     res.write(sseMessage(acknowledgement(open.id, open.filter)));
     open.socket = chunkSocket(res);
@@ -180,13 +190,9 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     if (this.closed) return;
     // The URI and task indexes already chose the streams that follow it; only broadcast kinds
     // (list changes) need the filter. The audience is checked for every stream.
-    const indexed = event.type === 'resources/updated' || event.type === 'tasks/status';
-    const candidates =
-      event.type === 'resources/updated'
-        ? this.byUri.get(event.uri)
-        : event.type === 'tasks/status'
-          ? this.byTask.get(event.taskId)
-          : this.streams;
+    const followers = this.followed.followersOf(event);
+    const indexed = followers.indexed;
+    const candidates = indexed ? followers.streams : this.streams;
     if (!candidates) return;
     const targets: Open[] = [];
     for (const stream of candidates) {
@@ -228,47 +234,53 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     // A client that stops reading would make the process buffer without bound: it is let go.
     if (stream.res.writableLength > this.maxBufferedBytes) return this.end(stream, 'overflow');
     if (!stream.socket) stream.res.write(chunk.payload);
-    // A socket going away fires 'close' (which forgets the stream) soon: nothing to write meanwhile.
+    // A socket going away fires 'close' (which releases the stream) soon: nothing to write meanwhile.
     else if (stream.socket.writable) stream.socket.write(chunk.framed);
   }
 
+  /**
+   * The server ends a stream: the spec's graceful end (the empty listen result), then the
+   * connection closes. A client that does not read it within `closeTimeoutMs` (one that stopped
+   * reading, above all) has its connection reset, which also drops the bytes the kernel still
+   * holds for it; until the connection has closed, the stream's slot stays counted.
+   */
   private end(stream: Open, reason: EndReason): void {
     if (stream.ended) return;
-    if (reason !== 'closed') {
-      // The spec's graceful end: the (empty) listen result, then the stream closes.
-      stream.res.end(sseMessage(listenEnd(stream.id)));
-      if (reason === 'overflow')
-        this.logger.warn(`listen stream ${String(stream.id)} of ${stream.principalKey} ended: it stopped reading`);
-    }
-    this.forget(stream);
+    stream.res.end(sseMessage(listenEnd(stream.id)));
+    if (reason === 'overflow')
+      this.logger.warn(`listen stream ${String(stream.id)} of ${stream.principalKey} ended: it stopped reading`);
+    this.retire(stream);
+    if (stream.res.closed) return;
+    stream.cut = setTimeout(() => cut(stream.res), this.closeTimeoutMs);
+    stream.cut.unref();
   }
 
-  private forget(stream: Open): void {
+  /** Nothing more is delivered to the stream. */
+  private retire(stream: Open): void {
     if (stream.ended) return;
     stream.ended = true;
     clearTimeout(stream.timer);
     this.streams.delete(stream);
-    const left = this.countOf(stream.principalKey) - 1;
-    if (left > 0) this.perPrincipal.set(stream.principalKey, left);
-    else this.perPrincipal.delete(stream.principalKey);
-    for (const uri of stream.filter.resourceSubscriptions ?? []) unindex(this.byUri, uri, stream);
-    for (const task of stream.filter.taskIds ?? []) unindex(this.byTask, task, stream);
-    if (!stream.res.writableEnded) stream.res.end();
+    this.followed.remove(stream);
     if (this.streams.size === 0 && this.heartbeat) {
       clearInterval(this.heartbeat);
       this.heartbeat = undefined;
     }
   }
+
+  /** Its connection has closed: the slot is free. */
+  private release(stream: Open): void {
+    this.retire(stream);
+    clearTimeout(stream.cut);
+    const left = this.countOf(stream.principalKey) - 1;
+    if (left > 0) this.perPrincipal.set(stream.principalKey, left);
+    else this.perPrincipal.delete(stream.principalKey);
+  }
 }
 
-function index<T>(map: Map<string, Set<T>>, key: string): Set<T> {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  return set;
-}
-
-function unindex<T>(map: Map<string, Set<T>>, key: string, value: T): void {
-  const set = map.get(key);
-  set?.delete(value);
-  if (set?.size === 0) map.delete(key);
+/** Resets the connection (RST): the unsent bytes in the process and in the kernel are dropped at once. */
+function cut(res: Response): void {
+  const socket = res.socket;
+  if (socket && typeof socket.resetAndDestroy === 'function' && !socket.destroyed) socket.resetAndDestroy();
+  else res.destroy();
 }

@@ -57,10 +57,10 @@ export class ListenHandler {
     }
     const principalKey = this.config.principalKey(call.principal);
     const maxStreams = this.streams.maxStreamsPerPrincipal;
-    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams));
+    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams, this.streams.retryAfterSec));
     await this.checkVisible(call, honoured);
     // The checks above awaited: the count may have moved meanwhile.
-    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams));
+    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams, this.streams.retryAfterSec));
     const expiresAt = call.principal?.expiresAt;
     this.streams.open({
       id: call.id,
@@ -102,7 +102,8 @@ export class ListenHandler {
   }
 }
 
-function tooManyStreams(call: McpCall, limit: number) {
+/** A slot frees when one of the caller's streams closes; `retryAfter` is the longest an ended one holds it. */
+function tooManyStreams(call: McpCall, limit: number, retryAfter: number) {
   return reject(
     'rate_limited',
     429,
@@ -110,7 +111,8 @@ function tooManyStreams(call: McpCall, limit: number) {
     `Too many open subscription streams: at most ${limit} per caller; close one first`,
     call.id,
     {
-      data: { limit },
+      data: { limit, retry_after: retryAfter },
+      headers: { 'Retry-After': String(retryAfter) },
     },
   );
 }

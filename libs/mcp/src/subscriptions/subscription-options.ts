@@ -41,6 +41,14 @@ export interface McpSubscriptionOptions {
   /** Queued bytes past which a stream that does not read is ended (default 1 MiB). */
   maxBufferedBytes?: number;
   /**
+   * How long a stream the server ended (it stopped reading, its token expired, shutdown) may take
+   * to deliver its last message before its connection is reset (default 5000 ms). Its slot in
+   * `maxStreamsPerPrincipal` counts until the connection has closed, so a caller that stops
+   * reading cannot hold more connections than streams; the 429 for too many streams says
+   * `Retry-After` this long (in whole seconds, at least 1).
+   */
+  closeTimeoutMs?: number;
+  /**
    * Streams written per event-loop turn while an event fans out (default 64): a larger fan-out
    * continues at the next turn, so requests are served in between; the publish order holds.
    */

@@ -23,6 +23,8 @@ export class ListenStream {
   readonly comments: string[] = [];
   status = 0;
   contentType = '';
+  /** The answer's `Retry-After` header, when it has one. */
+  retryAfter?: string;
   refusal?: StreamMessage;
   /** Resolves when the server ends the stream (or the connection drops). */
   ended!: Promise<void>;
@@ -47,6 +49,7 @@ export class ListenStream {
     });
     stream.status = res.status;
     stream.contentType = res.headers.get('content-type') ?? '';
+    stream.retryAfter = res.headers.get('retry-after') ?? undefined;
     if (!stream.contentType.startsWith('text/event-stream')) {
       stream.refusal = (await res.json()) as StreamMessage;
       stream.ended = Promise.resolve();
