@@ -24,8 +24,16 @@ export interface AppConfig {
    * ALLOW_DEV_AUTHORIZATION_SERVER=true.
    */
   readonly devAuthServer: boolean;
-  /** Client ID Metadata Documents may be fetched from loopback addresses (OAUTH_DEV_CIMD_ALLOW_LOOPBACK; tests). */
+  /**
+   * The documents the development authorization server fetches (Client ID Metadata Documents,
+   * sector_identifier_uri, jwks_uri) may be on loopback addresses (OAUTH_DEV_CIMD_ALLOW_LOOPBACK;
+   * tests). Private, link-local and metadata addresses never.
+   */
   readonly devCimdAllowLoopback: boolean;
+  /** Client registrations one address may make, "points/seconds" or "off" (OAUTH_DEV_REGISTRATION_RATE, default 20/600). */
+  readonly devRegistrationRate: { points: number; durationSec: number } | false;
+  /** Clients the development authorization server registers per 14 days, all addresses (OAUTH_DEV_MAX_CLIENTS, default 1000). */
+  readonly devMaxClients: number;
   /** The MCP endpoint's canonical URL: the only audience the MCP door accepts (RFC 8707). */
   readonly mcpAudience: string;
   /** The only audience the REST API accepts. */
@@ -147,6 +155,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     devTokens,
     devAuthServer,
     devCimdAllowLoopback: env.OAUTH_DEV_CIMD_ALLOW_LOOPBACK === 'true',
+    devRegistrationRate: check(
+      () => budget(env.OAUTH_DEV_REGISTRATION_RATE, '20/600', 'OAUTH_DEV_REGISTRATION_RATE'),
+      false,
+    ),
+    devMaxClients: check(() => count(env.OAUTH_DEV_MAX_CLIENTS, 1000, 'OAUTH_DEV_MAX_CLIENTS'), 1000),
     mcpAudience: env.MCP_AUDIENCE ?? `${publicBaseUrl}/mcp`,
     apiAudience: env.API_AUDIENCE ?? `${publicBaseUrl}/api/v1`,
     bodyLimit: 1_048_576,

@@ -9,6 +9,7 @@ import { loadOrCreateDevKey } from '../auth/dev-signing-key.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { STATE_SECRET } from '../mcp/state-key.js';
 import { providerConfiguration } from './provider-configuration.js';
+import { RegistrationGate } from './registration-gate.js';
 import { type Frame, signInProblemPage } from './sign-in-page.js';
 import { sendPage } from '@kobana/nest-mcp';
 
@@ -28,6 +29,7 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
   errors!: typeof ProviderErrors;
   private store!: McpStateStore;
   private csrfKey!: Buffer;
+  private registrations!: RegistrationGate;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -50,6 +52,10 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
     this.store = config.redisUrl
       ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}oauth:`, { timeoutMs: config.dependencyTimeoutMs })
       : new InMemoryStateStore();
+    this.registrations = new RegistrationGate(this.store, {
+      perAddress: config.devRegistrationRate,
+      maxClients: config.devMaxClients,
+    });
     const key = await loadOrCreateDevKey(config);
     this.provider = new ProviderClass(
       config.oauthIssuer,
@@ -59,6 +65,7 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
         signingKey: key.privateJwk,
         cookieKey: derive('kadu-oauth-cookies').toString('base64url'),
         errors,
+        onFetchRefused: (url, reason) => this.logger.warn(`not fetched ${url}: ${reason}`),
         renderError: (ctx, out) => {
           ctx.type = 'html';
           const text = out.error_description ?? out.error ?? 'The request could not be completed.';
@@ -98,6 +105,8 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
 
   private mount(app: Express): void {
     const handle = this.provider.callback();
+    // Open registration is limited before the provider reads the request (registration-gate.ts).
+    app.post(`${OAUTH_PATH}/reg`, this.registrations.handler());
     app.use(OAUTH_PATH, (req, res) => void handle(req, res));
     // RFC 8414 (where MCP clients look first) and OpenID discovery, at the issuer's well-known locations.
     const issuerPath = new URL(this.config.oauthIssuer).pathname.replace(/\/+$/, '');

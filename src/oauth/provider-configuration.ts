@@ -3,6 +3,8 @@ import type { Configuration, errors as ProviderErrors, JWK, KoaContextWithOIDC }
 import { ALL_SCOPES, scopesForRole } from '../auth/scopes.js';
 import type { AppConfig } from '../config/app-config.js';
 import { parseAccountId } from './dev-account.js';
+import { documentFetch, MAX_CLIENT_METADATA_DOCUMENT_BYTES, MAX_DOCUMENT_BYTES } from './document-fetch.js';
+import { redirectUriValidator } from './redirect-uri-policy.js';
 import { stateAdapter } from './state-adapter.js';
 
 export interface ProviderSetup {
@@ -14,10 +16,11 @@ export interface ProviderSetup {
   cookieKey: string;
   errors: typeof ProviderErrors;
   renderError: NonNullable<Configuration['renderError']>;
+  /** Told of every document URL refused before a connection (its address), for the log. */
+  onFetchRefused: (url: string, reason: string) => void;
 }
 
 export const INTERACTION_PATH = '/sign-in';
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * oidc-provider, configured as a development authorization server for MCP clients: authorization
@@ -35,6 +38,9 @@ export function providerConfiguration(setup: ProviderSetup): Configuration {
     jwks: { keys: [setup.signingKey] },
     cookies: { keys: [setup.cookieKey] },
     clientDefaults: {
+      // MCP clients are mostly native apps (a loopback or private-use-scheme redirect, RFC 8252)
+      // and rarely say so; a web client's https redirect is a native one's claimed https URI.
+      application_type: 'native',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -102,13 +108,15 @@ export function providerConfiguration(setup: ProviderSetup): Configuration {
       },
     },
     renderError: setup.renderError,
-    // Client ID Metadata Documents are fetched from the public internet only; tests may allow
-    // loopback hosts (OAUTH_DEV_CIMD_ALLOW_LOOPBACK), where the provider's SSRF guard would refuse them.
-    fetch: (input, init) => {
-      const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-      if (config.devCimdAllowLoopback && LOOPBACK.has(url.hostname) && init)
-        delete (init as { dispatcher?: unknown }).dispatcher;
-      return fetch(input, init);
+    // https only, classified before connecting (public addresses; loopback only with
+    // OAUTH_DEV_CIMD_ALLOW_LOOPBACK, for tests), capped in size and time (document-fetch.ts).
+    fetch: documentFetch({ allowLoopback: config.devCimdAllowLoopback, onRefused: setup.onFetchRefused }),
+    fetchResponseBodyLimits: {
+      'client_id metadata document': MAX_CLIENT_METADATA_DOCUMENT_BYTES,
+      jwks_uri: MAX_DOCUMENT_BYTES,
+      sector_identifier_uri: MAX_DOCUMENT_BYTES,
     },
+    // https, loopback http or a native app's scheme, for every client however it came (redirect-uri-policy.ts).
+    extraClientMetadata: { properties: ['redirect_uris'], validator: redirectUriValidator(errors) },
   };
 }

@@ -8,7 +8,7 @@ export interface AdapterErrors {
 
 // Registered clients (no expiry of their own) are kept as long as a refresh token lives; a client
 // forgotten after that registers again, as MCP clients do on invalid_client.
-const NO_EXPIRY_MS = 14 * 24 * 3600_000;
+export const CLIENT_LIFETIME_MS = 14 * 24 * 3600_000;
 
 /** The store could not be reached: the provider answers 503 rather than a bare 500. */
 export class AuthorizationStateUnavailable extends Error {
@@ -43,7 +43,7 @@ export function stateAdapter(store: McpStateStore, errors: AdapterErrors): new (
 
     upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
       return guarded(async () => {
-        const ttlMs = expiresIn ? expiresIn * 1000 : NO_EXPIRY_MS;
+        const ttlMs = expiresIn ? expiresIn * 1000 : CLIENT_LIFETIME_MS;
         await store.put(this.key(id), JSON.stringify(payload), ttlMs);
         if (payload.uid) await store.put(`${this.model}:uid:${payload.uid}`, id, ttlMs);
         if (payload.grantId) await this.remember(payload.grantId, this.key(id), ttlMs);
@@ -103,7 +103,7 @@ export function stateAdapter(store: McpStateStore, errors: AdapterErrors): new (
         if (keys.includes(key)) return;
         const next = JSON.stringify([...keys, key]);
         if (!raw) {
-          await store.put(indexKey, next, Math.max(ttlMs, NO_EXPIRY_MS));
+          await store.put(indexKey, next, Math.max(ttlMs, CLIENT_LIFETIME_MS));
           return;
         }
         if (await store.compareAndSet(indexKey, raw, next)) return;

@@ -10,6 +10,7 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   ConsoleMetricExporter,
+  createAllowListAttributesProcessor,
   MeterProvider,
   type MetricReader,
   PeriodicExportingMetricReader,
@@ -17,6 +18,25 @@ import {
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
+
+/**
+ * Outgoing requests go to addresses others choose (webhook URLs, Client ID Metadata Documents):
+ * their duration histogram keeps only the labels whose values are bounded — never `server.address`
+ * or `server.port`, which would add a series per host a tenant or an anonymous client names.
+ */
+const BOUNDED_VIEWS = [
+  {
+    instrumentName: 'http.client.request.duration',
+    attributesProcessors: [
+      createAllowListAttributesProcessor([
+        'http.request.method',
+        'http.response.status_code',
+        'error.type',
+        'network.protocol.version',
+      ]),
+    ],
+  },
+];
 
 /**
  * Starts the OpenTelemetry SDK when the configuration asks for it — before the app's modules are
@@ -63,7 +83,7 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
     );
   const prometheus = config.metrics.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   if (prometheus) readers.push(prometheus);
-  const meterProvider = readers.length ? new MeterProvider({ resource, readers }) : undefined;
+  const meterProvider = readers.length ? new MeterProvider({ resource, readers, views: BOUNDED_VIEWS }) : undefined;
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
 
   registerInstrumentations({

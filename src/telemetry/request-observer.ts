@@ -16,6 +16,10 @@ import { recordRequest, type RequestOutcome } from './kadu-metrics.js';
 
 const tracer = trace.getTracer('kadu.http');
 
+/** The HTTP conventions' known methods; any other is recorded as `_OTHER` (its value is the client's choice). */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+const methodOf = (req: Request): string => (KNOWN_METHODS.has(req.method) ? req.method : '_OTHER');
+
 /**
  * Every request, either door: a SERVER span for the REST API and other routes (the MCP endpoint's
  * span is the module's, one per MCP request), the request metrics, and one access log line —
@@ -30,11 +34,11 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
     const span = isMcp
       ? undefined
       : tracer.startSpan(
-          req.method,
+          methodOf(req),
           {
             kind: SpanKind.SERVER,
             attributes: {
-              'http.request.method': req.method,
+              'http.request.method': methodOf(req),
               'url.path': req.path,
               'url.scheme': req.protocol,
               'network.protocol.version': req.httpVersion,
@@ -52,15 +56,16 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       const mcp = isMcp ? mcpRequestSummary(req) : undefined;
       const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
       const outcome = outcomeOf(status, mcp?.errorType);
+      // Metric labels: each bounded whatever the client sends (the route is the matched pattern).
       const http: Attributes = {
-        'http.request.method': req.method,
+        'http.request.method': methodOf(req),
         'http.route': route,
         'http.response.status_code': status,
         ...(status >= 500 ? { 'error.type': String(status) } : {}),
       };
       recordRequest(door, outcome, seconds, http);
       if (span) {
-        span.updateName(`${req.method} ${route}`);
+        span.updateName(`${methodOf(req)} ${route}`);
         span.setAttributes(http);
         if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();

@@ -13,6 +13,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { recordWebhookAttempt } from '../telemetry/kadu-metrics.js';
 import { traceDeliveryAttempt } from '../telemetry/webhook-span.js';
+import { pinnedLookup } from '../common/address-policy.js';
 import { checkWebhookUrl } from './ssrf.js';
 import type { DeliveryRow } from './webhook.view.js';
 
@@ -163,18 +164,4 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       req.end(body);
     });
   }
-}
-
-type LookupCallback = (
-  error: Error | null,
-  address: string | { address: string; family: number }[],
-  family?: number,
-) => void;
-
-/** A `lookup` that always answers the checked address (Node asks for `all` when it races families). */
-function pinnedLookup(address: string, family: 4 | 6) {
-  return (_host: string, options: { all?: boolean }, callback: LookupCallback): void => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
 }

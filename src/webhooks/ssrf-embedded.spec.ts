@@ -1,4 +1,5 @@
-import { checkWebhookUrl, isAddressAllowed } from './ssrf.js';
+import { isAddressAllowed } from '../common/address-policy.js';
+import { checkWebhookUrl } from './ssrf.js';
 
 /** Issue 13: IPv6 forms that embed or tunnel to IPv4, and every special-purpose range. */
 describe('SSRF: addresses that embed IPv4 and special-purpose ranges', () => {

@@ -1,4 +1,5 @@
-import { checkWebhookUrl, isAddressAllowed } from './ssrf.js';
+import { isAddressAllowed } from '../common/address-policy.js';
+import { checkWebhookUrl } from './ssrf.js';
 
 describe('SSRF address policy', () => {
   it.each([

@@ -15,3 +15,4 @@ export * from './json-depth.js';
 export * from './subscriptions.js';
 export * from './tasks.js';
 export * from './input-requests.js';
+export * from './method-label.js';

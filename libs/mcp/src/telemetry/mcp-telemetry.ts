@@ -19,7 +19,7 @@ import type { Request, Response } from 'express';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import type { McpExchange, McpTarget } from '../call/exchange.js';
-import { isPlainObject, type Rejection } from '../protocol/index.js';
+import { isPlainObject, methodLabel, type Rejection } from '../protocol/index.js';
 import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
 
@@ -98,12 +98,13 @@ export class McpTelemetry {
     const parent = metaParent ? fromMeta! : ambient;
     const ambientSpan = trace.getSpanContext(ambient);
     const links: Link[] = metaParent && ambientSpan ? [{ context: ambientSpan }] : [];
+    const method = methodLabel(message.method);
     const span = this.tracer.startSpan(
-      target.name ? `${message.method} ${target.name}` : message.method,
+      target.name ? `${method} ${target.name}` : method,
       {
         kind: SpanKind.SERVER,
         startTime: exchange.startedAt === undefined ? undefined : performance.timeOrigin + exchange.startedAt,
-        attributes: { [sc.ATTR_MCP_METHOD_NAME]: message.method },
+        attributes: { [sc.ATTR_MCP_METHOD_NAME]: method },
         links,
       },
       parent,
@@ -141,8 +142,9 @@ export class McpTelemetry {
     // Kept for the app's access log even with telemetry off.
     exchange.errorType = errorType;
     if (!this.enabled) return;
+    // Every attribute here is a metric label: none may take a value the client invents.
     const attributes: Attributes = {
-      [sc.ATTR_MCP_METHOD_NAME]: message.method,
+      [sc.ATTR_MCP_METHOD_NAME]: methodLabel(message.method),
       ...exchange.target?.attributes,
       ...(exchange.era ? { [sc.ATTR_MCP_PROTOCOL_VERSION]: exchange.era.revision } : {}),
       [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
