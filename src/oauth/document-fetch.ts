@@ -51,7 +51,13 @@ export function documentFetch(options: DocumentFetchOptions): Fetch {
         options.onRefused?.(url.href.slice(0, 300), target.reason);
         throw new DocumentRefused(`${url.origin} was not fetched: ${target.reason}`);
       }
-      const answer = await get(url, target, { method: init.method ?? 'GET', headers, signal, maxBytes, tls: options.tls });
+      const answer = await get(url, target, {
+        method: init.method ?? 'GET',
+        headers,
+        signal,
+        maxBytes,
+        tls: options.tls,
+      });
       const location = answer.headers.get('location');
       if (!REDIRECTS.has(answer.status) || init.redirect === 'manual' || !location) return answer;
       if (init.redirect === 'error') throw new DocumentRefused(`${url.origin} redirected`);
@@ -130,8 +136,8 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
     res.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received > maxBytes) {
-        res.destroy();
-        return reject(new DocumentRefused(`the document is larger than ${maxBytes} bytes`));
+        reject(new DocumentRefused(`the document is larger than ${maxBytes} bytes`));
+        return void res.destroy();
       }
       chunks.push(chunk);
     });

@@ -56,8 +56,11 @@ export class RegistrationGate {
           });
         }
       }
-      const held = await this.store.increment(COUNT_KEY, 0, CLIENT_LIFETIME_MS);
-      if (held.value >= this.limits.maxClients) {
+      // A place is taken before the registration and given back unless it ends registered (201):
+      // one atomic count, whichever replica each registration reaches.
+      const held = await this.store.increment(COUNT_KEY, 1, CLIENT_LIFETIME_MS);
+      if (held.value > this.limits.maxClients) {
+        await this.giveBack();
         const retryAfter = Math.max(1, Math.ceil(held.ttlMs / 1000));
         res.setHeader('Retry-After', String(retryAfter));
         return answer(res, 429, {
@@ -72,10 +75,14 @@ export class RegistrationGate {
         error_description: 'the authorization server state store cannot be reached; retry shortly',
       });
     }
-    res.once('finish', () => {
-      if (res.statusCode === 201) void this.store.increment(COUNT_KEY, 1, CLIENT_LIFETIME_MS).catch(() => undefined);
+    res.once('close', () => {
+      if (res.statusCode !== 201) void this.giveBack();
     });
     next();
+  }
+
+  private giveBack(): Promise<unknown> {
+    return this.store.increment(COUNT_KEY, -1, CLIENT_LIFETIME_MS).catch(() => undefined);
   }
 
   private async spend(limiter: McpRateLimiter, key: string) {

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
-import { modernRequest } from '@kobana/nest-mcp/testing';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { REDIS_URL, redis, requires } from '../support/infrastructure.js';
@@ -88,6 +89,7 @@ withRedis.describe('telemetry exported from the built app', () => {
   let base: string;
   let metricsUrl: string;
   let mcpToken: string;
+  let apiToken: string;
 
   beforeAll(async () => {
     ensureBuilt();
@@ -95,6 +97,7 @@ withRedis.describe('telemetry exported from the built app', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'kadu-export-'));
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir });
     mcpToken = await issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin' });
+    apiToken = await issueDevToken(config, { org: 'acme', user: 'ana@acme.test', role: 'admin', audience: 'api' });
     app = runApp({
       PORT: '0',
       DATA_DIR: dataDir,
@@ -107,6 +110,11 @@ withRedis.describe('telemetry exported from the built app', () => {
       REDIS_PREFIX: `kadu-export-${process.pid}-${Date.now()}:`,
       MCP_STATE_KEY: 'e'.repeat(32),
       DEV_SIGNING_KEY_FILE: join(dataDir, 'dev-signing-key.json'),
+      // The series test sends hundreds of requests: budgets are not what it is about.
+      KADU_RATE_GENERAL: '100000/60',
+      KADU_RATE_WRITES: '100000/60',
+      // Client ID Metadata Documents on loopback hosts it invents: outgoing requests to them.
+      OAUTH_DEV_CIMD_ALLOW_LOOPBACK: 'true',
     });
     base = (await app.waitFor(/Kadu listening on (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
     metricsUrl = (await app.waitFor(/Metrics: +(http:\/\/127\.0\.0\.1:\d+\/metrics)/))[1]!;
@@ -203,4 +211,53 @@ withRedis.describe('telemetry exported from the built app', () => {
       expect.arrayContaining(['mcp.server.operation.duration', 'kadu.requests']),
     );
   }, 60_000);
+
+  it('no label grows with client input: invented methods, tool and prompt names, URIs, routes, HTTP methods and outgoing hosts add no series', async () => {
+    // Where the invented Client ID Metadata Documents point: every 127.0.0.x reaches it; it hangs up.
+    const sink: TcpServer = createTcpServer((socket) => socket.on('error', () => undefined).destroy());
+    await new Promise<void>((resolve) => sink.listen(0, '0.0.0.0', resolve));
+    const sinkPort = (sink.address() as { port: number }).port;
+    const mcp = (r: { headers: Record<string, string>; body: object }) =>
+      request(base).post('/mcp').set(r.headers).set('Authorization', `Bearer ${mcpToken}`).send(r.body);
+    const authorize = (clientId: string) =>
+      `/oauth/auth?${new URLSearchParams({
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: 'http://localhost:7777/cb',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      })}`;
+    /** One of everything a client may invent, the n-th time (at once: none depends on another). */
+    const invent = (n: number): Promise<unknown> =>
+      Promise.all([
+        mcp(modernRequest(`invented/method-${n}`)),
+        mcp(legacyRequest(`invented/legacy-${n}`)),
+        mcp(modernRequest(`notifications/invented-${n}`, {}, { notification: true })),
+        mcp(modernRequest('tools/call', { name: `invented_tool_${n}`, arguments: {} })),
+        mcp(modernRequest('prompts/get', { name: `invented_prompt_${n}`, arguments: {} })),
+        mcp(modernRequest('resources/read', { uri: `kobana://kadu/invented/${n}` })),
+        request(base).get(`/api/v1/invented/${n}`).set('Authorization', `Bearer ${apiToken}`),
+        request(base).get(`/no/route/${n}?q=${n}`),
+        request(base).propfind(`/api/v1/tasks/${n}`).set('Authorization', `Bearer ${apiToken}`),
+        // An anonymous client's Client ID Metadata Document on a host it chose: an outgoing request.
+        request(base).get(authorize(`https://127.0.0.${2 + n}:${sinkPort}/client-${n}.json`)),
+      ]);
+    const series = async () => parsePrometheus(await (await fetch(metricsUrl)).text());
+    try {
+      await invent(0);
+      const first = await series();
+      // The outgoing requests are measured (else this test would not try their labels).
+      expect(first.some((s) => s.name === 'http_client_request_duration_count')).toBe(true);
+      expect(first.some((s) => s.labels.mcp_method_name === '_OTHER')).toBe(true);
+      for (let n = 1; n <= 60; n++) await invent(n);
+      const after = await series();
+      const names = (samples: typeof first) => samples.map((s) => `${s.name}${JSON.stringify(s.labels)}`).sort();
+      expect(names(after)).toEqual(names(first));
+      for (const sample of after) {
+        expect(JSON.stringify(sample.labels)).not.toMatch(/invented|127\.0\.0\.|\/no\/route|PROPFIND/);
+      }
+    } finally {
+      await new Promise((resolve) => sink.close(resolve));
+    }
+  }, 180_000);
 });

@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { CallbackServer, connectThroughBrowser } from '../support/oauth-client.js';
 import { chromium, postgres, redis, requires } from '../support/infrastructure.js';
+import { SERVED_BY } from '../support/balancer.js';
 import { ReplicaSet } from '../support/replicas.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 
@@ -71,5 +72,26 @@ requires(await postgres(), await redis(), chromium()).describe('OAuth across rep
     const first = await refresh();
     expect(first.access_token).toEqual(expect.any(String));
     await expect(refresh()).rejects.toThrow(/invalid_grant|grant request is invalid/);
+  });
+
+  it('a registration burst from one address spread over both replicas meets one budget (20), kept in Redis', async () => {
+    const served = new Set<string>();
+    const statuses: number[] = [];
+    for (let i = 0; i < 26; i++) {
+      const res = await fetch(`${set.url}/oauth/reg`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': '203.0.113.77' },
+        body: JSON.stringify({
+          client_name: `burst ${i}`,
+          redirect_uris: ['http://localhost:7777/callback'],
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+      statuses.push(res.status);
+      served.add(res.headers.get(SERVED_BY)!);
+      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    expect(served.size).toBe(2);
+    expect(statuses).toEqual([...Array(20).fill(201), ...Array(6).fill(429)]);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { seedEmbeddedDatabase } from './kadu-app.js';
 import { freePort, Replica } from './replicas.js';
 
 /**
@@ -13,8 +14,13 @@ export class FreshStart {
     private readonly dataDir: string,
   ) {}
 
-  static async start(env: Record<string, string> = {}): Promise<FreshStart> {
+  /**
+   * `seeded`: the embedded database is copied from the run's migrated template, for a test that is
+   * about something else than the first start (which then takes seconds, not tens of seconds).
+   */
+  static async start(env: Record<string, string> = {}, { seeded = false } = {}): Promise<FreshStart> {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-fresh-'));
+    if (seeded) seedEmbeddedDatabase(dataDir);
     const app = new Replica('app', await freePort(), dataDir);
     // The test runner's own settings (loaders, the distributed pass's services) are not the app's.
     const {

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,9 @@ export function openssl(): { missing?: string } {
 
 /**
  * One JSON document served over HTTPS on loopback (a Client ID Metadata Document lives at an https
- * URL), with a self-signed certificate made by openssl for `localhost`; `caFile` is what a process
- * that fetches it trusts (NODE_EXTRA_CA_CERTS). Undefined when openssl is not installed.
+ * URL), with a self-signed certificate made by openssl for `localhost` (and any other `names`);
+ * `caFile` is what a process that fetches it trusts (NODE_EXTRA_CA_CERTS), `cert` what an
+ * in-process client trusts. Undefined when openssl is not installed.
  */
 export class HttpsDocument {
   private server?: Server;
@@ -22,10 +24,10 @@ export class HttpsDocument {
     readonly caFile: string,
     private readonly folder: string,
     private readonly key: Buffer,
-    private readonly cert: Buffer,
+    readonly cert: Buffer,
   ) {}
 
-  static create(): HttpsDocument | undefined {
+  static create(names: string[] = ['localhost']): HttpsDocument | undefined {
     const folder = mkdtempSync(join(tmpdir(), 'kadu-tls-'));
     const made = spawnSync(
       'openssl',
@@ -40,9 +42,9 @@ export class HttpsDocument {
         '-days',
         '1',
         '-subj',
-        '/CN=localhost',
+        `/CN=${names[0]}`,
         '-addext',
-        'subjectAltName=DNS:localhost',
+        `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
         '-keyout',
         join(folder, 'key.pem'),
         '-out',
@@ -77,7 +79,15 @@ export class HttpsDocument {
     return this.url;
   }
 
+  /** Answers every request with `handler` at https://localhost:<port>; resolves with the port. */
+  async listen(handler: RequestListener): Promise<number> {
+    this.server = createServer({ key: this.key, cert: this.cert }, handler);
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return (this.server.address() as { port: number }).port;
+  }
+
   async stop(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
     rmSync(this.folder, { recursive: true, force: true });
   }

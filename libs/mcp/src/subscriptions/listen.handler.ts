@@ -57,10 +57,12 @@ export class ListenHandler {
     }
     const principalKey = this.config.principalKey(call.principal);
     const maxStreams = this.streams.maxStreamsPerPrincipal;
-    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams, this.streams.retryAfterSec));
+    if (this.streams.countOf(principalKey) >= maxStreams)
+      throw new McpRejectionError(tooManyStreams(call, maxStreams, this.streams.retryAfterSec));
     await this.checkVisible(call, honoured);
     // The checks above awaited: the count may have moved meanwhile.
-    if (this.streams.countOf(principalKey) >= maxStreams) throw new McpRejectionError(tooManyStreams(call, maxStreams, this.streams.retryAfterSec));
+    if (this.streams.countOf(principalKey) >= maxStreams)
+      throw new McpRejectionError(tooManyStreams(call, maxStreams, this.streams.retryAfterSec));
     const expiresAt = call.principal?.expiresAt;
     this.streams.open({
       id: call.id,
