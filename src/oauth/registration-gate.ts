@@ -20,7 +20,8 @@ export interface RegistrationLimits {
  * address, and a count of the clients registered within a client's lifetime — so memory (or
  * Redis) holds at most twice `maxClients` × that size. The budget and the count are kept in the
  * provider's state store, so they hold across replicas in the distributed topology. It runs
- * before oidc-provider reads the body.
+ * before oidc-provider reads the body. (Registered clients cannot be updated: oidc-provider's
+ * `registrationManagement` stays off.)
  */
 export class RegistrationGate {
   private readonly limiter?: McpRateLimiter;
