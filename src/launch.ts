@@ -4,7 +4,7 @@ import { bannerLines } from './banner.js';
 import { createKaduApp } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startupProblems } from './config/startup-check.js';
-import { ListenStreams } from '@kobana/nest-mcp';
+import { describeValue, ListenStreams } from '@kobana/nest-mcp';
 import { disableAllocationSitePretenuring } from './lifecycle/gc-tuning.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
@@ -22,7 +22,7 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
   try {
     config = loadConfig(env);
   } catch (error) {
-    refuse(error instanceof ConfigError ? [...error.problems, ...telemetry.config.problems] : [String(error)]);
+    refuse(error instanceof ConfigError ? [...error.problems, ...telemetry.config.problems] : [describeValue(error)]);
   }
   const prometheus = telemetry.config.metrics.prometheus;
   const problems = [
@@ -45,7 +45,7 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
     await app.listen(config.port, config.host);
     await telemetry.serveMetrics();
   } catch (error) {
-    refuse([`cannot start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
+    refuse([`cannot start: ${error instanceof Error ? error.message.split('\n')[0] : describeValue(error)}`]);
   }
   installGracefulShutdown({
     app,

@@ -1,6 +1,7 @@
 // Entry point. Telemetry first: the instrumentations must hook modules before the app loads them,
 // so this file loads the OpenTelemetry SDK (only when configured) and the app afterwards, dynamically.
 import { noTelemetry, readTelemetryConfig, telemetryEnabled } from './telemetry/telemetry-config.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 try {
   const config = readTelemetryConfig(process.env);
@@ -11,6 +12,8 @@ try {
   const { launch } = await import('./launch.js');
   await launch(telemetry);
 } catch (error) {
-  process.stderr.write(`Kadu cannot start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+  process.stderr.write(
+    `Kadu cannot start: ${error instanceof Error ? error.message.split('\n')[0] : describeValue(error)}\n`,
+  );
   process.exit(1);
 }

@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { loadOrCreateDevKey } from './dev-signing-key.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { impliedRoles, isRole, scopesForRole } from './scopes.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 /** `issuedAt`: the token's `iat` in seconds, when it has one (a role changed after it caps the token's role). */
 export type Verification = { ok: true; principal: KaduPrincipal; issuedAt?: number } | { ok: false; reason: string };
@@ -26,9 +27,7 @@ export const VERIFIED_TOKEN_MAX_ENTRIES = 10_000;
  */
 export class KeySetUnavailable extends Error {
   constructor(cause: unknown) {
-    super(
-      `the authorization server's keys cannot be fetched (${cause instanceof Error ? cause.message : String(cause)})`,
-    );
+    super(`the authorization server's keys cannot be fetched (${describeValue(cause)})`);
     this.name = 'KeySetUnavailable';
   }
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { issueDevToken } from '../auth/dev-token.js';
 import { isRole, ALL_SCOPES } from '../auth/scopes.js';
 import { loadConfig } from '../config/app-config.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 const USAGE =
   'usage: npm run -s token -- --org <slug> --user <email> --role <viewer|operator|admin|owner> [--scopes "<space separated>"] [--ttl <seconds>] [--aud mcp|api]';
@@ -49,6 +50,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(describeValue(error));
   process.exit(2);
 });

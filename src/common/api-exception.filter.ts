@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { StoreUnavailable } from '@kobana/nest-mcp';
+import { describeError, StoreUnavailable } from '@kobana/nest-mcp';
 import { ApiError, apiErrorBody } from './api-error.js';
 
 /** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */
@@ -37,9 +37,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return;
     }
     const requestId = String(res.getHeader('Request-Id') ?? '');
-    this.logger.error(
-      `request ${requestId} failed: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
-    );
+    this.logger.error(`request ${requestId} failed: ${describeError(exception)}`);
     res.status(500).json({
       status: 500,
       errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],

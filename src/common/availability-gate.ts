@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { describeValue } from '@kobana/nest-mcp';
 
 /**
  * Fail fast while a dependency is known to be away. The first call that times out or cannot
@@ -29,9 +30,7 @@ export class AvailabilityGate {
   trip(reason: unknown): void {
     if (this.down || this.closed) return;
     this.down = true;
-    this.logger.warn(
-      `unreachable (${reason instanceof Error ? reason.message : String(reason)}); refusing calls until it answers again`,
-    );
+    this.logger.warn(`unreachable (${describeValue(reason)}); refusing calls until it answers again`);
     this.schedule(0);
   }
 

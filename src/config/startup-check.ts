@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { AppConfig } from './app-config.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 /** Below this, MCP_STATE_KEY is refused: it seals cursors, request state and stored secrets. */
 export const MIN_STATE_KEY_BYTES = 32;
@@ -147,6 +148,6 @@ export async function redisProblem(url: string): Promise<string | undefined> {
 function causeOf(error: unknown): string {
   const e = error as { code?: string; message?: string; errors?: { code?: string }[] };
   const code = e.code ?? e.errors?.find((x) => x.code)?.code;
-  const message = (e.message ?? String(error)).split('\n')[0]!.slice(0, 200);
+  const message = (e.message ?? describeValue(error)).split('\n')[0]!.slice(0, 200);
   return code && !message.includes(code) ? `${code}: ${message}` : message || code || 'unknown error';
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { describeValue } from '@kobana/nest-mcp';
 
 /** What a worker is handed: the execution, and whether an earlier worker took it and was lost. */
 export interface QueuedRun {
@@ -82,7 +83,7 @@ export class InMemoryExecutionQueue implements ExecutionQueue {
       const trace = this.traces.get(id);
       this.traces.delete(id);
       const job = this.worker({ executionId: id, redelivered: false, trace })
-        .catch((error: unknown) => this.logger.error(`execution ${id} crashed the worker: ${String(error)}`))
+        .catch((error: unknown) => this.logger.error(`execution ${id} crashed the worker: ${describeValue(error)}`))
         .finally(() => {
           this.running.delete(id);
           setImmediate(() => this.pump());

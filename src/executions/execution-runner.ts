@@ -23,6 +23,7 @@ import { type Agent, type AgentContext, AgentError } from './kinds/agent.js';
 import { CsvSummaryAgent } from './kinds/csv-summary.agent.js';
 import { EchoAgent } from './kinds/echo.agent.js';
 import { ReconcileAgent } from './kinds/reconcile.agent.js';
+import { describeError } from '@kobana/nest-mcp';
 
 class CostCapReached extends Error {}
 class Canceled extends Error {}
@@ -134,9 +135,7 @@ export class ExecutionRunner implements OnApplicationBootstrap, BeforeApplicatio
           'A service the execution needs could not be reached; run the task again',
         );
       } else {
-        this.logger.error(
-          `execution ${execution.id} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-        );
+        this.logger.error(`execution ${execution.id} failed: ${describeError(error)}`);
         await this.fail(execution.id, 'internal_error', 'The execution failed unexpectedly');
       }
     }

@@ -6,6 +6,7 @@ import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import type { ExecutionRow } from './execution.view.js';
 import { recordExecutionOutcome } from '../telemetry/kadu-metrics.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 const WORKER_LOST =
   '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
@@ -91,6 +92,6 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
     // A dependency away fails every pass: one line every 30 s is enough.
     if (Date.now() - this.lastWarning < 30_000) return;
     this.lastWarning = Date.now();
-    this.logger.warn(`sweep skipped: ${error instanceof Error ? error.message : String(error)}`);
+    this.logger.warn(`sweep skipped: ${describeValue(error)}`);
   }
 }

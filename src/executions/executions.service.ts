@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { McpArg, McpCaller, McpInput, McpResourceTemplate, McpTool, type McpContent } from '@kobana/nest-mcp';
+import {
+  describeValue,
+  McpArg,
+  McpCaller,
+  type McpContent,
+  McpInput,
+  McpResourceTemplate,
+  McpTool,
+} from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
@@ -315,7 +323,7 @@ export class ExecutionsService {
     try {
       await this.queue.enqueue(executionId);
     } catch (error) {
-      this.logger.warn(`execution ${executionId} is stored but could not be queued: ${String(error)}`);
+      this.logger.warn(`execution ${executionId} is stored but could not be queued: ${describeValue(error)}`);
       if (isNewRun) {
         const failed = await this.db.query(
           `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb where id = $1 and status = 'queued' returning id`,

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { describeValue } from '@kobana/nest-mcp';
 
 export interface ShutdownParts {
   readonly app: INestApplication;
@@ -52,10 +53,7 @@ export function installGracefulShutdown(parts: ShutdownParts): void {
           exit(0);
         },
         (error: unknown) => {
-          parts.logger.error(
-            { event: 'shutdown.failed', err: error },
-            `stop failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          parts.logger.error({ event: 'shutdown.failed', err: error }, `stop failed: ${describeValue(error)}`);
           exit(1);
         },
       );

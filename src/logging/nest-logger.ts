@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { describeValue } from '@kobana/nest-mcp';
 import type { Logger } from 'pino';
 
 /**
@@ -51,6 +52,6 @@ export class PinoNestLogger implements LoggerService {
     const fields: Record<string, unknown> = { ...(context ? { context } : {}), ...(stack ? { stack } : {}) };
     if (message instanceof Error) this.logger[level]({ ...fields, err: message }, message.message);
     else if (typeof message === 'object' && message !== null) this.logger[level]({ ...fields, ...(message as object) });
-    else this.logger[level](fields, String(message));
+    else this.logger[level](fields, describeValue(message));
   }
 }

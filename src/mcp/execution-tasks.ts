@@ -1,15 +1,17 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import {
+  describeValue,
   InputRequests,
-  McpTaskEvents,
   type McpContent,
   type McpInputRound,
   type McpTaskCaller,
   type McpTaskCreation,
+  McpTaskEvents,
   type McpTaskRef,
   type McpTaskSource,
   type McpTaskState,
+  stringField,
 } from '@kobana/nest-mcp';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { ApiError } from '../common/api-error.js';
@@ -114,7 +116,9 @@ export class ExecutionTasks implements McpTaskSource, OnModuleInit {
       if (!ask || !answer || answer.action === 'cancel') continue;
       if (ask.line !== undefined) {
         // Declining a line leaves it unmatched (reconcile reads an unknown ledger id as "none of them").
-        decisions[String(ask.line)] = answer.action === 'accept' ? String(answer.content?.ledger_id) : NONE;
+        // A ledger id that is not a string is no ledger line: "none of them" too (issue 34: never coerced).
+        const ledgerId = answer.action === 'accept' ? stringField(answer.content, 'ledger_id') : undefined;
+        decisions[String(ask.line)] = ledgerId ?? NONE;
       } else if (answer.action === 'accept') {
         const parsed = parseObject(answer.content?.answers);
         if (parsed) return this.continue(caller, row, parsed);
@@ -171,7 +175,7 @@ export class ExecutionTasks implements McpTaskSource, OnModuleInit {
         audience,
       });
     } catch (error) {
-      this.logger.warn(`task status of ${id} not published: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`task status of ${id} not published: ${describeValue(error)}`);
     }
   }
 

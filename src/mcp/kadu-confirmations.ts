@@ -7,6 +7,7 @@ import { SecretsService } from '../secrets/secrets.service.js';
 import { TasksService } from '../tasks/tasks.service.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
 import { KADU_UNDO } from './kadu-undo.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 type Args = Record<string, unknown>;
 const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -38,7 +39,7 @@ export class KaduConfirmations {
     try {
       message = await this.sentence(tool.name, args, p);
     } catch (error) {
-      this.logger.debug(`no description for ${tool.name}: ${String(error)}`);
+      this.logger.debug(`no description for ${tool.name}: ${describeValue(error)}`);
       message = `${tool.title ?? tool.name} with ${JSON.stringify(args)}.`;
     }
     return { message, ...KADU_UNDO[tool.name] };

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { formTargetOf, sendPage } from '@kobana/nest-mcp';
+import { describeValue, formTargetOf, sendPage } from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import type { Interaction } from 'oidc-provider';
 import { ALL_SCOPES } from '../auth/scopes.js';
@@ -102,7 +102,7 @@ export class SignInController {
    */
   private async grant(interaction: Interaction, account: string): Promise<string> {
     const { provider } = this.server;
-    const clientId = String(interaction.params.client_id);
+    const clientId = describeValue(interaction.params.client_id);
     const existing = interaction.grantId ? await provider.Grant.find(interaction.grantId) : undefined;
     const grant =
       existing && existing.accountId === account ? existing : new provider.Grant({ accountId: account, clientId });
@@ -126,7 +126,7 @@ export class SignInController {
     account: SignInView['account'],
     problems?: SignInView['problems'],
   ): Promise<void> {
-    const clientId = String(interaction.params.client_id);
+    const clientId = describeValue(interaction.params.client_id);
     const client = await this.server.provider.Client.find(clientId);
     const returnTo = typeof interaction.params.redirect_uri === 'string' ? interaction.params.redirect_uri : undefined;
     const resources = listOf(interaction.params.resource);

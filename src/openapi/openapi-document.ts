@@ -138,7 +138,7 @@ function describeOperation(
   operation.tags = [TAG_OF[segment] ?? segment];
   if (tool) {
     operation.summary ??= (tool.listing.title as string | undefined) ?? tool.name;
-    operation.description ??= tool.listing.description as string;
+    operation.description ??= textOrUndefined(tool.listing.description);
   }
   const needs = route.permission ? permissionText(route.permission.scopes, route.permission.roles) : undefined;
   if (needs) operation.description = [operation.description, needs].filter(Boolean).join('\n\n');
@@ -146,7 +146,7 @@ function describeOperation(
   let idempotent = false;
   const parameters: Schema[] = [];
   for (const parameter of operation.parameters ?? []) {
-    if (parameter.in === 'header' && String(parameter.name).toLowerCase() === 'x-idempotency-key') {
+    if (parameter.in === 'header' && textOrUndefined(parameter.name)?.toLowerCase() === 'x-idempotency-key') {
       idempotent = true;
       parameters.push(idempotencyParameter());
     } else if (parameter.in === 'path' && parameter.name === 'id' && parameter.description === undefined) {
@@ -191,7 +191,7 @@ function describeResponses(operation: Operation, route: RouteFacts, errors: Map<
     const content = declared.content ?? (code === 204 ? undefined : envelopeContent(route.lists));
     responses[status] = {
       ...declared,
-      description: (declared.description as string) || REASONS[code] || 'Success',
+      description: textOrUndefined(declared.description) || REASONS[code] || 'Success',
       headers,
       ...(content ? { content } : {}),
     };
@@ -231,3 +231,8 @@ function permissionText(scopes: readonly string[], roles: readonly string[]): st
 }
 
 const REASONS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
+
+/** A string field of a schema or listing, else undefined (nothing here coerces a value, issue 34). */
+function textOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { describeValue } from '@kobana/nest-mcp';
 
 /** A member whose standing changed: every replica drops what it cached of them. `null`: forget everyone. */
 export type MemberChanged = { org: string; email: string } | null;
@@ -52,7 +53,7 @@ export class RedisMembershipChanges implements MembershipChanges {
       await this.publisher.publish(this.channel, JSON.stringify({ org, email }));
     } catch (error) {
       this.logger.warn(
-        `a member change was not sent to the other replicas (they see it within the cache's age): ${String(error)}`,
+        `a member change was not sent to the other replicas (they see it within the cache's age): ${describeValue(error)}`,
       );
     }
   }

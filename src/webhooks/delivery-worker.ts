@@ -16,6 +16,7 @@ import { traceDeliveryAttempt } from '../telemetry/webhook-span.js';
 import { pinnedLookup } from '../common/address-policy.js';
 import { checkWebhookUrl } from './ssrf.js';
 import type { DeliveryRow } from './webhook.view.js';
+import { describeValue } from '@kobana/nest-mcp';
 
 export const WEBHOOK_SECRET_BOX = Symbol('WEBHOOK_SECRET_BOX');
 
@@ -85,7 +86,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
     try {
       await Promise.all((await this.claim()).map((d) => traceDeliveryAttempt(d, () => this.deliver(d))));
     } catch (error) {
-      this.logger.warn(`delivery pass failed: ${String(error)}`);
+      this.logger.warn(`delivery pass failed: ${describeValue(error)}`);
     }
   }
 

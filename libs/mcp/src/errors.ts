@@ -26,18 +26,18 @@ import {
   invalidParams,
   type JsonObject,
   type JsonRpcId,
+  McpRejectionError,
   type Rejection,
   reject,
+  describeValue,
   serviceUnavailable,
 } from './protocol/index.js';
 
-/** A refusal thrown from a guard or handler; the endpoint answers it as its rung says. */
-export class McpRejectionError extends Error {
-  constructor(readonly rejection: Rejection) {
-    super(rejection.message);
-    this.name = 'McpRejectionError';
-  }
-}
+/**
+ * A refusal thrown from a guard or handler; the endpoint answers it as its rung says. Defined in the
+ * pure core (protocol/client-values.ts) so that `stringParam` can throw it there.
+ */
+export { McpRejectionError };
 
 /**
  * The state store (or the rate limits kept in it) could not be reached: whatever needed it is
@@ -49,7 +49,7 @@ export class StoreUnavailable extends Error {
     /** What could not be reached, as the 503 message names it. */
     readonly store: 'the state store' | 'the rate-limit store' = 'the state store',
   ) {
-    super(`${store} is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`${store} is unavailable: ${describeValue(cause)}`);
     this.name = 'StoreUnavailable';
   }
 }

@@ -71,6 +71,8 @@ export { InputRequests, type InputRequest } from './protocol/input-requests.js';
 
 // Errors, and the refusals an app's own guards answer on the endpoint
 export { McpRejectionError, StoreUnavailable } from './errors.js';
+// Reading client values without coercing them (issue 34): for an app's own handlers and logs.
+export { describeError, describeValue, stringField, stringParam } from './protocol/index.js';
 export { tooManyRequests, serviceUnavailable } from './protocol/rejection.js';
 
 // State shared with the host: store contract and budgets

@@ -1,5 +1,12 @@
 import { InputRequiredSignal, MissingCapabilitySignal } from '../errors.js';
-import { type InputKind, type InputRequest, isPlainObject, type JsonObject, kindOf } from '../protocol/index.js';
+import {
+  type InputKind,
+  type InputRequest,
+  isPlainObject,
+  type JsonObject,
+  kindOf,
+  stringField,
+} from '../protocol/index.js';
 
 export interface ElicitResult {
   action: 'accept' | 'decline' | 'cancel';
@@ -45,8 +52,10 @@ export class McpInputRound {
   /** A valid elicitation answer for `key` (content checked against `schema` when given), else undefined. */
   elicitation(key: string, schema?: JsonObject): ElicitResult | undefined {
     const answer = this.responses[key];
-    if (!isPlainObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) return undefined;
-    if (answer.action !== 'accept') return { action: answer.action as 'decline' | 'cancel' };
+    const action = stringField(answer, 'action');
+    if (!isPlainObject(answer) || (action !== 'accept' && action !== 'decline' && action !== 'cancel'))
+      return undefined;
+    if (action !== 'accept') return { action };
     if (answer.content !== undefined && !isPlainObject(answer.content)) return undefined;
     const content = (answer.content ?? {}) as JsonObject;
     if (schema && !matchesFlatSchema(content, schema)) return undefined;

@@ -86,7 +86,10 @@ export function createApprovalController(path: string): Type {
 async function readForm(req: Request): Promise<URLSearchParams> {
   if (req.body && typeof req.body === 'object') {
     return new URLSearchParams(
-      Object.entries(req.body as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]),
+      // A field that is not a string (a parser's array or object) is absent, never coerced (issue 34).
+      Object.entries(req.body as Record<string, unknown>).filter(
+        (e): e is [string, string] => typeof e[1] === 'string',
+      ),
     );
   }
   const body = await readBody(req, 8192);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { completionKey, McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
-import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
+import { invalidParams, isPlainObject, type JsonObject, stringField } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
@@ -27,23 +27,24 @@ export class CompletionHandler {
   }
 
   private async complete(call: McpCall): Promise<JsonObject> {
-    const { ref, argument, context } = call.params;
-    if (
-      !isPlainObject(ref) ||
-      !isPlainObject(argument) ||
-      typeof argument.name !== 'string' ||
-      typeof argument.value !== 'string'
-    ) {
+    const { ref, argument: given, context } = call.params;
+    const argumentName = stringField(given, 'name');
+    const argumentValue = stringField(given, 'value');
+    if (!isPlainObject(ref) || argumentName === undefined || argumentValue === undefined) {
       throw new McpRejectionError(
         invalidParams(call.id, 'Invalid params: "ref" and "argument" {name, value} are required'),
       );
     }
+    const argument = { name: argumentName, value: argumentValue };
+    const refType = stringField(ref, 'type');
+    const refName = stringField(ref, 'name');
+    const refUri = stringField(ref, 'uri');
     const unknown = (): McpRejectionError =>
       new McpRejectionError(invalidParams(call.id, 'Invalid params: unknown completion reference'));
     let candidates: readonly string[] | undefined;
     let key: string;
-    if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
-      const prompt = this.catalog.prompts.get(ref.name);
+    if (refType === 'ref/prompt' && refName !== undefined) {
+      const prompt = this.catalog.prompts.get(refName);
       if (
         !prompt ||
         this.access.decide(call.principal, {
@@ -58,8 +59,8 @@ export class CompletionHandler {
       if (!declared) throw unknown();
       candidates = declared.enum;
       key = completionKey({ type: 'ref/prompt', name: prompt.name }, argument.name);
-    } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
-      const template = this.catalog.templates.find((t) => t.compiled.template === ref.uri);
+    } else if (refType === 'ref/resource' && refUri !== undefined) {
+      const template = this.catalog.templates.find((t) => t.compiled.template === refUri);
       if (
         !template ||
         this.access.decide(call.principal, {
@@ -87,7 +88,7 @@ export class CompletionHandler {
       });
       values = Array.isArray(result) ? result.filter((v): v is string => typeof v === 'string') : [];
     } else {
-      values = (candidates ?? []).filter((v) => v.startsWith(argument.value as string));
+      values = (candidates ?? []).filter((v) => v.startsWith(argument.value));
     }
     return {
       completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES },

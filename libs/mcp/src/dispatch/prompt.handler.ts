@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
-import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
+import { invalidParams, isPlainObject, type JsonObject, stringParam } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
 import { toPromptResult } from '../call/catalog-results.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
@@ -45,10 +45,11 @@ export class PromptHandler {
   }
 
   private async get(call: McpCall): Promise<JsonObject> {
-    const name = call.params.name;
-    const prompt = typeof name === 'string' ? this.catalog.prompts.get(name) : undefined;
-    const unknown = (): McpRejectionError =>
-      new McpRejectionError(invalidParams(call.id, `Unknown prompt: ${String(name)}`));
+    // A name that is not a string is an unknown prompt, shown as describeValue renders it.
+    const unknownPrompt = (shown: string) => invalidParams(call.id, `Unknown prompt: ${shown}`);
+    const name = stringParam(call.params, 'name', unknownPrompt);
+    const prompt = this.catalog.prompts.get(name);
+    const unknown = (): McpRejectionError => new McpRejectionError(unknownPrompt(name));
     if (!prompt) throw unknown();
     const { scopes, roles } = prompt;
     admitCatalogEntry(this.door, call, { kind: 'prompt', name: prompt.name, scopes, roles }, prompt.name, unknown);

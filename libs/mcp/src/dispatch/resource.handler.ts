@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
-import { invalidParams, type JsonObject } from '../protocol/index.js';
+import { invalidParams, type JsonObject, stringParam } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
 import { toResourceContents } from '../call/catalog-results.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
@@ -54,9 +54,7 @@ export class ResourceHandler {
   }
 
   private async read(call: McpCall): Promise<JsonObject> {
-    const uri = call.params.uri;
-    if (typeof uri !== 'string')
-      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "uri" must be a string'));
+    const uri = stringParam(call.params, 'uri', () => invalidParams(call.id, 'Invalid params: "uri" must be a string'));
     const notFound = (): McpRejectionError =>
       new McpRejectionError(invalidParams(call.id, `Resource not found: ${uri}`, { uri }));
     const match = this.catalog.resolve(uri);

@@ -6,6 +6,7 @@ import { answerOf, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
 import { MethodInvoker } from './method-invoker.js';
+import { describeError } from '../protocol/index.js';
 
 /**
  * Runs one tool and turns the outcome into a CallToolResult. Errors the caller can act on (4xx)
@@ -69,9 +70,7 @@ export class ToolInvoker {
     if (answer.kind !== 'tool_error') throw rethrowable(answer, error);
     if (answer.cause !== undefined) {
       const cause = answer.cause;
-      this.logger.error(
-        `tool ${tool.name} failed (request ${call.requestId}): ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`,
-      );
+      this.logger.error(`tool ${tool.name} failed (request ${call.requestId}): ${describeError(cause)}`);
     }
     return { content: [{ type: 'text', text: JSON.stringify(answer.body) }], isError: true };
   }

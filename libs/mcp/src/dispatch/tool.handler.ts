@@ -3,7 +3,7 @@ import type { McpPrincipal } from '../auth/principal.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
-import { invalidParams, isPlainObject, type JsonObject } from '../protocol/index.js';
+import { invalidParams, isPlainObject, type JsonObject, stringParam } from '../protocol/index.js';
 import { AccessPolicy } from './access-policy.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { type PagedList, pageResult } from './paged-list.js';
@@ -47,9 +47,7 @@ export class ToolHandler {
 
   private async call(call: McpCall): Promise<JsonObject> {
     const { params } = call;
-    const name = params.name;
-    if (typeof name !== 'string')
-      throw new McpRejectionError(invalidParams(call.id, 'Invalid params: "name" must be a string'));
+    const name = stringParam(params, 'name', () => invalidParams(call.id, 'Invalid params: "name" must be a string'));
     const tool = this.registry.get(name);
     const decision = tool ? this.access.decide(call.principal, requirement(tool)) : 'hidden';
     // A role cannot be stepped up, so a role-hidden tool is indistinguishable from an unknown one.

@@ -1,4 +1,5 @@
 import type { SubscriptionEvent } from '../protocol/index.js';
+import { describeValue } from '../protocol/index.js';
 
 /**
  * Carries the changes a server publishes (a tool list changed, a resource was updated…) to the
@@ -22,7 +23,7 @@ export const MCP_EVENT_BUS = Symbol('MCP_EVENT_BUS');
 /** The bus could not take the event (Redis away): the change is still stored, only its notification is lost. */
 export class EventBusUnavailable extends Error {
   constructor(cause: unknown) {
-    super(`the MCP event bus is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`the MCP event bus is unavailable: ${describeValue(cause)}`);
     this.name = 'EventBusUnavailable';
   }
 }

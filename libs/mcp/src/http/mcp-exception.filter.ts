@@ -7,6 +7,7 @@ import { idOfUnreadRequest } from './early-id.js';
 import { exchangeOf } from '../call/exchange.js';
 import { requestIdOf } from '../call/request-id.js';
 import { sendJson, sendRejection } from './send.js';
+import { describeError } from '../protocol/index.js';
 
 /**
  * Writes every failure of the endpoint as the one map (errors.ts) says: ladder rejections as compact
@@ -44,9 +45,7 @@ export class McpExceptionFilter implements ExceptionFilter {
     if (answer.kind !== 'rejection') throw new Error(`unexpected answer ${answer.kind} at the endpoint`);
     const { rejection, cause } = answer;
     if (cause !== undefined) {
-      this.logger.error(
-        `request ${requestIdOf(req, res, this.config.requestId)} failed: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`,
-      );
+      this.logger.error(`request ${requestIdOf(req, res, this.config.requestId)} failed: ${describeError(cause)}`);
       sendRejection(res, rejection);
       this.telemetry.finish(req, res, exchange, { rejection, error: cause });
       return;

@@ -1,3 +1,4 @@
+import { describeValue } from '../protocol/index.js';
 import { escapeHtml } from './page-layout.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,7 +28,7 @@ function idHtml(id: string): string {
 function scalarHtml(value: unknown, isId: boolean): string {
   if (value === null || value === undefined) return '<span class="muted">none</span>';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'number') return escapeHtml(String(value));
+  if (typeof value === 'number') return escapeHtml(describeValue(value));
   const text = String(value);
   if (text === '') return '<span class="muted">(empty)</span>';
   if (isId || UUID.test(text)) return idHtml(text);
@@ -46,7 +47,7 @@ function valueHtml(value: unknown, isId: boolean): string {
 
 function listHtml(args: Record<string, unknown>): string {
   const rows = Object.entries(args).map(([key, value]) => {
-    if (key === '…') return `<dt class="muted">More</dt><dd class="muted">${escapeHtml(String(value))}</dd>`;
+    if (key === '…') return `<dt class="muted">More</dt><dd class="muted">${escapeHtml(describeValue(value))}</dd>`;
     const isId = isIdKey(key);
     return `<dt>${escapeHtml(labelOf(key))}</dt><dd>${valueHtml(value, isId)}</dd>`;
   });

@@ -7,6 +7,7 @@ import {
   META_PROTOCOL_VERSION,
   ErrorCode,
 } from './constants.js';
+import { describeValue } from './client-values.js';
 import { isPlainObject, type JsonObject, type JsonRpcMessage } from './jsonrpc.js';
 import { headerMismatch, reject, type Rejection, unsupportedVersion } from './rejection.js';
 
@@ -79,7 +80,7 @@ export function classifyEra(
     // as the SDK transports exempt `initialize` from header validation.
     if (legacy.length === 0) {
       const requested = message.params?.protocolVersion;
-      return unsupportedVersion(id, supported, typeof requested === 'string' ? requested : String(requested));
+      return unsupportedVersion(id, supported, describeValue(requested));
     }
     return { era: 'legacy', revision: negotiateLegacyRevision(message.params?.protocolVersion, supported) as string };
   }

@@ -16,3 +16,4 @@ export * from './subscriptions.js';
 export * from './tasks.js';
 export * from './input-requests.js';
 export * from './method-label.js';
+export * from './client-values.js';

@@ -1,4 +1,5 @@
 import { HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION } from './constants.js';
+import { describeValue, stringField } from './client-values.js';
 import { decodeHeaderValue } from './header-value.js';
 import type { JsonRpcMessage } from './jsonrpc.js';
 import { headerMismatch, type Rejection } from './rejection.js';
@@ -41,19 +42,21 @@ export function checkStandardHeaders(message: JsonRpcMessage, header: HeaderRead
 
   const source = NAME_SOURCE[message.method];
   if (source === undefined) return undefined;
+  // The body's value is the client's: it is shown, never coerced (issue 34: `{"toString":false}`).
   const expected = message.params?.[source];
+  const shown = describeValue(expected);
   const rawName = header(HEADER_NAME);
   if (rawName === undefined || rawName.trim() === '') {
     return headerMismatch(
       id,
-      `Mcp-Name header is required for ${message.method} (expected '${String(expected)}')`,
+      `Mcp-Name header is required for ${message.method} (expected '${shown}')`,
       'header_missing',
     );
   }
   const decoded = decodeHeaderValue(rawName);
   if (!decoded.ok) return headerMismatch(id, `Mcp-Name header is malformed: ${decoded.reason}`);
-  if (typeof expected !== 'string' || decoded.value !== expected) {
-    return headerMismatch(id, `Mcp-Name header '${decoded.value}' does not match body ${source} '${String(expected)}'`);
+  if (stringField(message.params, source) !== decoded.value) {
+    return headerMismatch(id, `Mcp-Name header '${decoded.value}' does not match body ${source} '${shown}'`);
   }
   return undefined;
 }

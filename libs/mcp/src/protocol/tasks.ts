@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from './constants.js';
+import { stringField } from './client-values.js';
 import { isPlainObject, type JsonObject } from './jsonrpc.js';
 import { invalidParams, type JsonRpcId, reject, type Rejection } from './rejection.js';
 
@@ -64,8 +65,8 @@ export interface TaskParams {
 
 /** Reads `tasks/get`, `tasks/update` and `tasks/cancel` params; a string is the reason they are invalid. */
 export function readTaskParams(method: string, params: JsonObject): TaskParams | string {
-  const { taskId } = params;
-  if (typeof taskId !== 'string' || taskId === '') return 'Invalid params: "taskId" must be a non-empty string';
+  const taskId = stringField(params, 'taskId');
+  if (taskId === undefined || taskId === '') return 'Invalid params: "taskId" must be a non-empty string';
   if (method !== 'tasks/update') return { taskId };
   if (!isPlainObject(params.inputResponses)) return 'Invalid params: "inputResponses" must be an object';
   return { taskId, inputResponses: params.inputResponses };

@@ -5,6 +5,7 @@ import { MCP_EVENT_BUS, type McpEventBus } from '../events/mcp-event-bus.js';
 import { McpConfig } from '../mcp-config.js';
 import {
   acknowledgement,
+  describeValue,
   filterWants,
   isLegacyRevision,
   type JsonRpcId,
@@ -118,9 +119,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
       this.stopBus = await this.bus.subscribe((event) => this.deliver(event));
       if (this.closed) this.stopBus();
     } catch (error) {
-      this.logger.warn(
-        `listen streams hear no events yet: ${error instanceof Error ? error.message : String(error)}; retrying`,
-      );
+      this.logger.warn(`listen streams hear no events yet: ${describeValue(error)}; retrying`);
       this.retry = setTimeout(() => void this.join(), 1000);
       this.retry.unref();
     }

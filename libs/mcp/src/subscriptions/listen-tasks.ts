@@ -3,7 +3,7 @@ import type { McpPrincipal } from '../auth/principal.js';
 import { AccessPolicy } from '../dispatch/access-policy.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { McpConfig } from '../mcp-config.js';
-import { TaskIdBinder, taskStatusParams } from '../protocol/index.js';
+import { describeValue, TaskIdBinder, taskStatusParams } from '../protocol/index.js';
 import { McpTaskEvents } from '../tasks/task-events.js';
 import type { McpTaskChange } from '../tasks/task-source.js';
 import { McpEvents } from './mcp-events.js';
@@ -77,7 +77,7 @@ export class ListenTasks implements OnModuleInit, OnModuleDestroy {
     try {
       params = taskStatusParams(taskId, change.state);
     } catch (error) {
-      this.logger.warn(`task status not published: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`task status not published: ${describeValue(error)}`);
       return;
     }
     await this.events.taskStatus(taskId, params, change.audience);

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { MCP_EVENT_BUS, type McpEventBus } from '../events/mcp-event-bus.js';
 import type { JsonObject, SubscriptionEvent } from '../protocol/index.js';
+import { describeValue } from '../protocol/index.js';
 
 /**
  * What the app calls when something a client may listen to changed. Publishing never fails the
@@ -45,7 +46,7 @@ export class McpEvents {
       this.bus ??= this.moduleRef.get<McpEventBus>(MCP_EVENT_BUS, { strict: false });
       await this.bus.publish(event);
     } catch (error) {
-      this.logger.warn(`${event.type} not published: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(`${event.type} not published: ${describeValue(error)}`);
     }
   }
 }

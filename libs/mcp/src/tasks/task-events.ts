@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { McpTaskChange } from './task-source.js';
+import { describeValue } from '../protocol/index.js';
 
 type Listener = (change: McpTaskChange) => void;
 
@@ -19,7 +20,7 @@ export class McpTaskEvents {
       try {
         listener(change);
       } catch (error) {
-        this.logger.warn(`a task change listener failed: ${String(error)}`);
+        this.logger.warn(`a task change listener failed: ${describeValue(error)}`);
       }
     }
   }
