@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import clientValues from './eslint-rules/no-unknown-coercion.mjs';
 
 export default tseslint.config(
   {
@@ -37,6 +38,16 @@ export default tseslint.config(
       // Control characters in patterns are deliberate: inputs are checked for them (NUL, C0).
       'no-control-regex': 'off',
     },
+  },
+  {
+    // Issue 34: no coercion of a value typed unknown/any (request params, headers, caught errors) in
+    // the product's sources: a client can make String(x) or `${x}` throw. The rule reads types, so
+    // these files are linted with the TypeScript program (the nearest tsconfig.json of each file).
+    files: ['src/**/*.ts', 'libs/mcp/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.d.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { kadu: clientValues },
+    rules: { 'kadu/no-unknown-coercion': 'error' },
   },
   {
     // Tests use Vitest's globals (describe, it, expect), as vitest.config.mts enables them.

@@ -10,6 +10,8 @@ export default defineConfig({
       'src/**/*.spec.ts',
       'test/**/*.spec.ts',
       'test/**/*.e2e-spec.ts',
+      // The repository's own ESLint rules (eslint-rules/, issue 34).
+      'eslint-rules/**/*.spec.mjs',
     ],
     // The multi-replica suite runs separately (vitest.replicas.config.mts, in the distributed pass),
     // and so do the adopter apps (vitest.adopters.config.mts): their installs and builds would
