@@ -63,6 +63,34 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // Issue 34: properties run only through checkProperty (test/support/properties.ts and its
+    // copy in libs/mcp/test/support), on the suite's fixed seed; never fc.assert/fc.check directly.
+    files: ['**/*.ts', '**/*.mts', '**/*.mjs'],
+    ignores: ['test/support/properties.ts', 'libs/mcp/test/support/properties.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='fc'][callee.property.name=/^(assert|check)$/]",
+          message: 'Run properties with checkProperty (test/support/properties.ts): a fixed seed, printed on failure.',
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'fast-check',
+              importNames: ['assert', 'check'],
+              message:
+                'Run properties with checkProperty (test/support/properties.ts): a fixed seed, printed on failure.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Browser scripts served by the pages and the tests' in-page code.
     files: ['**/*.browser.js', 'bench/**/*.mjs', 'scripts/**/*.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },

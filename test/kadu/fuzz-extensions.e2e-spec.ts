@@ -4,6 +4,7 @@ import { ListenStream, modernRequest, type StreamMessage } from '@kobana/nest-mc
 import { eventually } from '../support/eventually.js';
 import { createTask } from '../support/executions.js';
 import { uploadFile } from '../support/files.js';
+import { checkProperty } from '../support/properties.js';
 import { assertNoServerFault, FUZZ_SCALE, hostileText, hostileParamValue } from '../support/hostile.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
@@ -129,7 +130,8 @@ describe('the Tasks extension: hostile params', () => {
   it(
     'tasks/get, tasks/update and tasks/cancel answer -32602 to malformed or unknown ids, -32021 without the extension, never a fault',
     async () => {
-      await fc.assert(
+      await checkProperty(
+        'tasks/* params',
         fc.asyncProperty(
           fc.constantFrom('tasks/get', 'tasks/update', 'tasks/cancel'),
           params,
@@ -207,7 +209,8 @@ describe('subscriptions/listen: a hostile notifications filter', () => {
   it(
     'a malformed filter is -32602 before any stream opens; any other filter opens an acknowledged stream or is refused without a fault',
     async () => {
-      await fc.assert(
+      await checkProperty(
+        'subscriptions/listen filter',
         fc.asyncProperty(filter, async (generated) => {
           const notifications = resolveFilter(generated);
           const label = JSON.stringify(notifications)?.slice(0, 200) ?? 'undefined';

@@ -3,7 +3,15 @@ import request from 'supertest';
 import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era, KaduClient } from '../support/kadu-client.js';
-import { assertNoServerFault, FUZZ_SCALE, hostileText, hostileValue } from '../support/hostile.js';
+import { checkProperty } from '../support/properties.js';
+import {
+  assertNoServerFault,
+  FUZZ_SCALE,
+  hostileParamsFor,
+  hostileParamValue,
+  hostileText,
+  hostileValue,
+} from '../support/hostile.js';
 
 /**
  * Issue 13: property-based fuzzing (fast-check, bounded runs so the suite stays fast) of the MCP
@@ -34,7 +42,7 @@ beforeAll(async () => {
 afterAll(() => kadu.close());
 
 // KADU_FUZZ_SCALE=10 runs ten times as many cases (exploration); the suite keeps the default.
-const RUNS = { perTool: 12 * FUZZ_SCALE, door: 150 * FUZZ_SCALE, rest: 60 * FUZZ_SCALE };
+const RUNS = { perTool: 12 * FUZZ_SCALE, door: 150 * FUZZ_SCALE, methods: 240 * FUZZ_SCALE, rest: 60 * FUZZ_SCALE };
 
 type PropertySchema = { type?: string; enum?: unknown[] };
 
@@ -85,7 +93,8 @@ describe.each(ERAS)('%s: every tool, hostile arguments', (era) => {
   it('no answer is a 5xx or an internal error; refusals are JSON-RPC errors or isError results', async () => {
     expect(tools.length).toBeGreaterThan(30);
     for (const tool of tools) {
-      await fc.assert(
+      await checkProperty(
+        `${era} ${tool.name} arguments`,
         fc.asyncProperty(argumentsFor(tool), async (args) => {
           const res = await callTool(era, tool.name, args);
           assertNoServerFault(res, `${tool.name} ${JSON.stringify(args).slice(0, 200)}`);
@@ -124,7 +133,8 @@ describe('the door', () => {
   );
 
   it('any JSON-RPC-shaped message, in either era, with or without matching headers, is answered without a fault', async () => {
-    await fc.assert(
+    await checkProperty(
+      'the door: JSON-RPC-shaped messages',
       fc.asyncProperty(message, fc.constantFrom<Era>('2026', '2025'), fc.boolean(), async (body, era, honest) => {
         const method = typeof body.method === 'string' ? body.method : 'x';
         // A method a client could not even put in the Mcp-Method header is sent with other headers.
@@ -160,7 +170,8 @@ describe('the door', () => {
   });
 
   it('any bytes as a body are refused with a JSON-RPC error, never a fault', async () => {
-    await fc.assert(
+    await checkProperty(
+      'the door: any bytes',
       fc.asyncProperty(
         fc.oneof(
           fc.string({ unit: 'binary', maxLength: 200 }),
@@ -179,6 +190,84 @@ describe('the door', () => {
       { numRuns: RUNS.door },
     );
   });
+});
+
+describe('every method, its own params (issue 34)', () => {
+  /** The keys each method reads; the 2026 Mcp-Name header mirrors the `mirrored` one (rung 12). */
+  const METHODS: Record<string, { keys: string[]; mirrored?: string; eras: readonly Era[] }> = {
+    'tools/call': { keys: ['name', 'arguments', 'payload'], mirrored: 'name', eras: ERAS },
+    'prompts/get': { keys: ['name', 'arguments'], mirrored: 'name', eras: ERAS },
+    'resources/read': { keys: ['uri'], mirrored: 'uri', eras: ERAS },
+    'tools/list': { keys: ['cursor'], eras: ERAS },
+    'prompts/list': { keys: ['cursor'], eras: ERAS },
+    'resources/list': { keys: ['cursor'], eras: ERAS },
+    'resources/templates/list': { keys: ['cursor'], eras: ERAS },
+    'completion/complete': { keys: ['ref', 'argument', 'context'], eras: ERAS },
+    'tasks/get': { keys: ['taskId'], mirrored: 'taskId', eras: ERAS },
+    'tasks/update': { keys: ['taskId', 'inputResponses'], mirrored: 'taskId', eras: ERAS },
+    'tasks/cancel': { keys: ['taskId'], mirrored: 'taskId', eras: ERAS },
+    'server/discover': { keys: ['capabilities'], eras: ERAS },
+    initialize: { keys: ['protocolVersion', 'capabilities', 'clientInfo'], eras: ['2025'] },
+    ping: { keys: [], eras: ERAS },
+    'logging/setLevel': { keys: ['level'], eras: ['2025'] },
+    'resources/subscribe': { keys: ['uri'], eras: ['2025'] },
+  };
+  /** Values shaped like the real ones, now and then, so that hostile siblings get past the first check. */
+  const plausibleValue = fc.oneof(
+    { weight: 4, arbitrary: hostileParamValue },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'kadu_tasks_list',
+        'kobana://kadu/tasks',
+        { type: 'ref/prompt', name: 'x' },
+        { name: 'task_id', value: 'a' },
+        {},
+      ),
+    },
+  );
+  const calls = fc.constantFrom(...Object.keys(METHODS)).chain((method) =>
+    fc.record({
+      method: fc.constant(method),
+      era: fc.constantFrom(...METHODS[method]!.eras),
+      params: hostileParamsFor(METHODS[method]!.keys.length ? METHODS[method]!.keys : ['x'], plausibleValue),
+      header: fc.constantFrom('honest', 'other', 'none'),
+    }),
+  );
+
+  it(
+    'no method answers any params, in either era, with a 5xx or an internal error; a mirrored field that is not a string is -32020 (2026) or -32602 (2025)',
+    async () => {
+      await checkProperty(
+        'every method, its own params',
+        fc.asyncProperty(calls, async ({ method, era, params, header }) => {
+          const r = era === '2026' ? modernRequest(method, params) : legacyRequest(method, params);
+          const headers: Record<string, string> = { ...r.headers };
+          if (header === 'other') headers['Mcp-Name'] = 'something-else';
+          if (header === 'none') delete headers['Mcp-Name'];
+          const res = await request(kadu.server)
+            .post('/mcp')
+            .set(headers)
+            .set('Authorization', `Bearer ${mcpToken}`)
+            .send(JSON.stringify(r.body));
+          const label = `${era} ${method} ${header} ${JSON.stringify(params).slice(0, 200)}`;
+          assertNoServerFault(res, label);
+          const mirrored = METHODS[method]!.mirrored;
+          if (!mirrored || res.status === 413 || !Object.hasOwn(params, mirrored)) return;
+          if (typeof params[mirrored] === 'string') return;
+          if (era === '2026') {
+            expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(400);
+            expect(res.body.error?.code, label).toBe(-32020);
+          } else if (!method.startsWith('tasks/')) {
+            expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(200);
+            expect(res.body.error?.code, label).toBe(-32602);
+          }
+        }),
+        { numRuns: RUNS.methods },
+      );
+    },
+    60_000 * FUZZ_SCALE,
+  );
 });
 
 describe('the REST write routes', () => {
@@ -210,7 +299,8 @@ describe('the REST write routes', () => {
       hostileValue,
       { maxKeys: 6 },
     );
-    await fc.assert(
+    await checkProperty(
+      'REST write routes',
       fc.asyncProperty(fc.constantFrom(...routes), body, async ([method, path], payload) => {
         const res = await owner.rest(method, path, payload);
         expect(

@@ -1,9 +1,9 @@
-import { type ArgumentMetadata, Injectable, type PipeTransform, type Type } from '@nestjs/common';
+import { type ArgumentMetadata, BadRequestException, Injectable, type PipeTransform, type Type } from '@nestjs/common';
 import { ContextIdFactory, ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import type { MethodBinding } from '../discovery/method-binding.js';
 import { McpConfig } from '../mcp-config.js';
-import type { JsonObject } from '../protocol/index.js';
+import { type JsonObject, withConvertibleValues } from '../protocol/index.js';
 import type { McpCall, McpCallContext } from '../call/mcp-call.js';
 
 const NO_ARGS: ReadonlyMap<string, unknown> = new Map();
@@ -53,7 +53,10 @@ export class MethodInvoker {
     context: Partial<McpCallContext> & { name: string },
   ): Promise<PreparedCall> {
     const input = binding.inputClass
-      ? ((await this.validation.transform({ ...args }, this.metadataOf(binding.inputClass))) as JsonObject)
+      ? ((await convertingClientValues(
+          (input) => this.validation.transform(input, this.metadataOf(binding.inputClass!)),
+          { ...args },
+        )) as JsonObject)
       : args;
     // Arguments without pipes and singleton providers need no await: a tool call waits only for
     // its validation and its own method.
@@ -92,7 +95,11 @@ export class MethodInvoker {
     for (const name of binding.argNames) {
       let value = input[name];
       for (const pipe of binding.argPipes.get(name) ?? []) {
-        value = await (await this.pipeInstance(pipe)).transform(value, { type: 'param', data: name });
+        const instance = await this.pipeInstance(pipe);
+        value = await convertingClientValues(
+          (input) => instance.transform(input, { type: 'param', data: name }),
+          value,
+        );
       }
       argValues.set(name, value);
       delete input[name];
@@ -157,4 +164,27 @@ function contextOf(call: McpCall, extra: Partial<McpCallContext> & { name: strin
     ...extra,
     ...(era.era === 'modern' ? { clientCapabilities: era.clientCapabilities, clientInfo: era.clientInfo } : {}),
   };
+}
+
+/**
+ * A pipe's conversion of client values (class-transformer's `@Type(() => Number)`, a ParseIntPipe)
+ * calls their `toString`/`valueOf`: for `[{"toString":false}]` that is a TypeError, which would be a
+ * masked internal failure where a wrong value is a validation error (issue 34). The pipe then runs
+ * again on the input with every such value replaced by NaN, which no type accepts: the answer is the
+ * app's own validation error for that field, as for any other wrong value.
+ */
+async function convertingClientValues<T>(convert: (input: unknown) => T | Promise<T>, input: unknown): Promise<T> {
+  try {
+    return await convert(input);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
+  try {
+    return await convert(withConvertibleValues(input));
+  } catch (error) {
+    if (error instanceof TypeError) {
+      throw new BadRequestException(['an argument has a value that cannot be converted to its declared type']);
+    }
+    throw error;
+  }
 }

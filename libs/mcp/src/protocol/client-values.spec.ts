@@ -1,4 +1,11 @@
-import { describeError, describeValue, McpRejectionError, stringField, stringParam } from './client-values.js';
+import {
+  describeError,
+  describeValue,
+  McpRejectionError,
+  stringField,
+  stringParam,
+  withConvertibleValues,
+} from './client-values.js';
 import { invalidParams } from './rejection.js';
 
 /** Issue 34: client values are read without coercion; what cannot be coerced is shown, never thrown. */
@@ -69,5 +76,21 @@ describe('describeValue', () => {
     const error = new Error('boom');
     expect(describeError(error)).toBe(error.stack);
     expect(describeError(JSON.parse('{"toString":false}'))).toBe('{"toString":false}');
+  });
+});
+
+describe('withConvertibleValues', () => {
+  it('replaces what cannot become a primitive by NaN, keeps everything else, own __proto__ keys included', () => {
+    const input = JSON.parse(
+      '{"a":{"toString":false},"b":[1,{"valueOf":1,"toString":2}],"c":{"d":"x"},"__proto__":{"toString":false},"e":[[{"toString":null}]]}',
+    ) as Record<string, unknown>;
+    const out = withConvertibleValues(input) as Record<string, unknown>;
+    expect(out.a).toBeNaN();
+    expect(out.b).toBeNaN();
+    expect(out.c).toEqual({ d: 'x' });
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.e).toBeNaN();
+    expect(withConvertibleValues('s')).toBe('s');
   });
 });

@@ -36,6 +36,37 @@ export function stringParam(source: unknown, key: string, refuse: (shown: string
   throw new McpRejectionError(refuse(describeValue(given)));
 }
 
+/**
+ * The value with every object or array that cannot be turned into a primitive (its own `toString`
+ * and `valueOf` not functions, or an element that cannot) replaced by NaN, which no declared type
+ * accepts: what a converting pipe may then run on (dispatch/method-invoker.ts).
+ */
+export function withConvertibleValues(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (!convertible(value)) return Number.NaN;
+  if (Array.isArray(value)) return value.map(withConvertibleValues);
+  const out: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(value)) {
+    Object.defineProperty(out, key, {
+      value: withConvertibleValues(entry),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+function convertible(value: object): boolean {
+  try {
+    // eslint-disable-next-line kadu/no-unknown-coercion -- the probe itself, in a try: parsed JSON holds no functions, so this runs no client code
+    String(value as unknown);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const DEFAULT_MAX = 200;
 
 /**
