@@ -10,7 +10,7 @@ import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 
 /**
- * Property-based fuzzing (fast-check, bounded runs) of the params of the Tasks extension
+ * Issue 29 point 12. Property-based fuzzing (fast-check, on the suite's fixed seed: test/support/properties.ts) of the params of the Tasks extension
  * (`tasks/get`, `tasks/update`, `tasks/cancel`) and of `subscriptions/listen`'s `notifications`
  * filter, over real HTTP. Malformed params are -32602 (ladder row 15: HTTP 200), a request that does
  * not declare the extension is -32021; nothing is ever a 5xx, -32603, a crash or a hang, and the
@@ -23,6 +23,8 @@ const RUNS = { tasks: 60 * FUZZ_SCALE, listen: 40 * FUZZ_SCALE };
 
 let kadu: KaduTestApp;
 let owner: KaduClient;
+/** An owner of another organisation: every id minted for `owner` is foreign to it. */
+let stranger: KaduClient;
 let mcpToken: string;
 let base: string;
 /** Public task ids minted for the owner: an echo run (completed) and a reconcile run (waiting for input). */
@@ -47,6 +49,7 @@ beforeAll(async () => {
   await kadu.app.listen(0, '127.0.0.1');
   base = `http://127.0.0.1:${(kadu.server.address() as { port: number }).port}`;
   owner = new KaduClient(kadu, { role: 'owner' });
+  stranger = new KaduClient(kadu, { org: 'globex', user: 'gus@globex.test', role: 'owner' });
   mcpToken = await kadu.token({ role: 'owner' });
 
   finished = await runAsTask({ task_id: await createTask(owner, 'echo'), input: {} });
@@ -127,8 +130,10 @@ describe('the Tasks extension: hostile params', () => {
     { requiredKeys: [] },
   );
 
+  const UNKNOWN = 'no-such-task';
+
   it(
-    'tasks/get, tasks/update and tasks/cancel answer -32602 to malformed or unknown ids, -32021 without the extension, never a fault',
+    'issue 29 point 12: tasks/get, tasks/update and tasks/cancel, both eras: a malformed, unknown or foreign id answers byte for byte like an unknown one, -32021 without the extension, never a fault',
     async () => {
       await checkProperty(
         'tasks/* params',
@@ -136,30 +141,45 @@ describe('the Tasks extension: hostile params', () => {
           fc.constantFrom('tasks/get', 'tasks/update', 'tasks/cancel'),
           params,
           fc.boolean(),
-          async (method, generated, declared) => {
-            const taskId = resolveId(generated.taskId);
+          fc.constantFrom<'2026' | '2025'>('2026', '2025'),
+          fc.constantFrom('owner', 'stranger'),
+          async (method, generated, declared, era, who) => {
+            const taskId = resolveId(generated);
             // Cancelling the waiting task would leave nothing for tasks/update to reach.
-            if (method === 'tasks/cancel' && taskId === waiting) return;
+            if (method === 'tasks/cancel' && taskId === waiting && who === 'owner') return;
             const sent: Record<string, unknown> = { ...generated.extra };
             if ('taskId' in generated) sent.taskId = taskId;
             if ('inputResponses' in generated) sent.inputResponses = generated.inputResponses;
-            const res = await owner.mcp('2026', method, sent, declared ? WITH_TASKS : { elicitation: {} });
-            const label = `${method} ${JSON.stringify(sent).slice(0, 200)}`;
+            const client = who === 'owner' ? owner : stranger;
+            const capabilities = declared ? WITH_TASKS : { elicitation: {} };
+            const res = await client.mcp(era, method, sent, capabilities);
+            const label = `${era} ${who} ${method} ${JSON.stringify(sent).slice(0, 200)}`;
             assertNoServerFault(res, label);
             const refused = (status: number, code: number) => {
               expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(status);
               expect(res.body.error?.code, `${label}: ${res.text.slice(0, 300)}`).toBe(code);
             };
+            // What an unknown id gets with everything else the same: the answer to match byte for byte.
+            const asUnknown = async () => {
+              const unknown = await client.mcp(era, method, { ...sent, taskId: UNKNOWN }, capabilities);
+              expect(res.status, label).toBe(unknown.status);
+              // The request ids differ (each request draws its own); everything else is the same bytes.
+              const strip = (text: string) => text.replace(/"id":[^,]*,/, '');
+              expect(strip(res.text), label).toBe(strip(unknown.text));
+            };
+            if (era === '2025') return asUnknown();
             // The Mcp-Name header mirrors taskId (ladder row 12): an id that is not a string, or
             // that no header can carry (a lone surrogate), is refused at the header check first.
             if (typeof taskId !== 'string' || /\p{Cs}/u.test(taskId)) return refused(400, -32020);
+            if (taskId === '' || taskId.trim() !== taskId) return;
             if (!declared) return refused(400, -32021);
-            const real = taskId === finished || taskId === waiting;
+            const real = who === 'owner' && (taskId === finished || taskId === waiting);
             const responses = sent.inputResponses;
             const malformedUpdate =
               method === 'tasks/update' &&
               (typeof responses !== 'object' || responses === null || Array.isArray(responses));
             if (!real || malformedUpdate) refused(200, -32602);
+            if (!real) await asUnknown();
           },
         ),
         { numRuns: RUNS.tasks },
@@ -169,7 +189,7 @@ describe('the Tasks extension: hostile params', () => {
   );
 });
 
-describe('subscriptions/listen: a hostile notifications filter', () => {
+describe('issue 29 point 12: subscriptions/listen, a hostile notifications filter', () => {
   const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'];
   const LISTS = ['resourceSubscriptions', 'taskIds'];
   const entry = fc.oneof(
@@ -207,7 +227,7 @@ describe('subscriptions/listen: a hostile notifications filter', () => {
   }
 
   it(
-    'a malformed filter is -32602 before any stream opens; any other filter opens an acknowledged stream or is refused without a fault',
+    'issue 29 point 12: a malformed filter is -32602 before any stream opens; any other filter opens an acknowledged stream or is refused without a fault',
     async () => {
       await checkProperty(
         'subscriptions/listen filter',
