@@ -78,14 +78,22 @@ const vitest = (args) =>
     child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 
+// `node scripts/test-distributed.mjs <files…>` runs only those files in this topology (no replicas):
+// what a developer, or `npm run fuzz:explore` with FUZZ_TOPOLOGY=distributed, needs for one suite.
+const only = process.argv.slice(2);
 let status;
 try {
-  console.log(
-    `test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`,
-  );
-  status = await vitest(['test/kadu', 'test/e2e']);
-  console.log('test:distributed: three replicas behind a balancer (test/replicas)');
-  status = (await vitest(['--config', 'vitest.replicas.config.mts'])) || status;
+  if (only.length) {
+    console.log(`test:distributed: ${only.join(', ')} against PostgreSQL, Redis and an S3-compatible server`);
+    status = await vitest(only);
+  } else {
+    console.log(
+      `test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`,
+    );
+    status = await vitest(['test/kadu', 'test/e2e']);
+    console.log('test:distributed: three replicas behind a balancer (test/replicas)');
+    status = (await vitest(['--config', 'vitest.replicas.config.mts'])) || status;
+  }
 } finally {
   await s3.close();
   rmSync(s3Dir, { recursive: true, force: true });

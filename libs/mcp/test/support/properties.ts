@@ -10,6 +10,8 @@ import fc from 'fast-check';
  * copy (test/support/properties.ts): it must not import this package's tests.
  */
 export const FIXED_SEED = 34;
+/** FUZZ_SCALE multiplies a suite's runs and time limits (`npm run fuzz:explore` sets 4); 1 in the suite. */
+export const FUZZ_SCALE = Number(process.env.FUZZ_SCALE ?? 1);
 
 export interface PropertyRun {
   /** Runs on the fixed seed; FUZZ_RUNS replaces it when set. */

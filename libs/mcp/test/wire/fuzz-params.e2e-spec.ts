@@ -7,7 +7,7 @@ import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { legacyRequest, ListenStream, modernRequest, type StreamMessage } from '@kobana/nest-mcp/testing';
 import { ConformanceFixtureModule } from '../conformance/fixture.module.js';
 import { coercionTrap, hostileParams, hostileString, hostileValue } from '../support/hostile-values.js';
-import { checkProperty } from '../support/properties.js';
+import { checkProperty, FUZZ_SCALE } from '../support/properties.js';
 
 /**
  * Property tests of every method's params, both eras, on the conformance fixture (libs/mcp only),
@@ -115,27 +115,31 @@ describe('every method, its own params, both eras (issue 34)', () => {
     }),
   );
 
-  it('no params get a fault; a mirrored field that is not a string is -32020 (2026 header) or -32602 (2025)', async () => {
-    await checkProperty(
-      'every method, its own params',
-      fc.asyncProperty(calls, async ({ method, era, params, header }) => {
-        const res = await post(app, era, method, params, { header });
-        const label = `${era} ${method} ${header} ${JSON.stringify(params).slice(0, 200)}`;
-        expectNoFault(res, label);
-        const mirrored = METHODS[method]!.mirrored;
-        if (!mirrored || res.status === 413 || !Object.hasOwn(params, mirrored)) return;
-        if (typeof params[mirrored] === 'string') return;
-        if (era === '2026') {
-          expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(400);
-          expect(res.body.error?.code, label).toBe(-32020);
-        } else if (!method.startsWith('tasks/')) {
-          expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(200);
-          expect(res.body.error?.code, label).toBe(-32602);
-        }
-      }),
-      { numRuns: 300 },
-    );
-  }, 60_000);
+  it(
+    'no params get a fault; a mirrored field that is not a string is -32020 (2026 header) or -32602 (2025)',
+    async () => {
+      await checkProperty(
+        'every method, its own params',
+        fc.asyncProperty(calls, async ({ method, era, params, header }) => {
+          const res = await post(app, era, method, params, { header });
+          const label = `${era} ${method} ${header} ${JSON.stringify(params).slice(0, 200)}`;
+          expectNoFault(res, label);
+          const mirrored = METHODS[method]!.mirrored;
+          if (!mirrored || res.status === 413 || !Object.hasOwn(params, mirrored)) return;
+          if (typeof params[mirrored] === 'string') return;
+          if (era === '2026') {
+            expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(400);
+            expect(res.body.error?.code, label).toBe(-32020);
+          } else if (!method.startsWith('tasks/')) {
+            expect(res.status, `${label}: ${res.text.slice(0, 300)}`).toBe(200);
+            expect(res.body.error?.code, label).toBe(-32602);
+          }
+        }),
+        { numRuns: 300 * FUZZ_SCALE },
+      );
+    },
+    60_000 * FUZZ_SCALE,
+  );
 });
 
 describe('issue 29 point 12: tasks/get, tasks/update and tasks/cancel params', () => {
@@ -169,42 +173,49 @@ describe('issue 29 point 12: tasks/get, tasks/update and tasks/cancel params', (
   };
   const UNKNOWN = 'no-such-task';
 
-  it('issue 29 point 12: a foreign or malformed id answers byte for byte like an unknown one, both eras; never a fault', async () => {
-    await checkProperty(
-      'issue 29 point 12: tasks/* params',
-      fc.asyncProperty(
-        fc.constantFrom('tasks/get', 'tasks/update', 'tasks/cancel'),
-        fc.constantFrom(...ERAS),
-        taskId,
-        fc.option(fc.oneof(fc.dictionary(hostileString, hostileValue, { maxKeys: 3 }), hostileValue), {
-          nil: undefined,
-        }),
-        async (method, era, generated, inputResponses) => {
-          const id = resolve(generated);
-          const params = (value: unknown) => ({
-            taskId: value,
-            ...(inputResponses === undefined ? {} : { inputResponses }),
-          });
-          const res = await post(app, era, method, params(id));
-          const label = `${era} ${method} ${JSON.stringify(params(id)).slice(0, 200)}`;
-          expectNoFault(res, label);
-          if (id === finished) return;
-          if (era === '2026' && typeof id !== 'string') {
-            // The Mcp-Name header cannot mirror a value that is not a string (rung 12).
-            expect(res.status, label).toBe(400);
-            expect(res.body.error?.code, label).toBe(-32020);
-            return;
-          }
-          if (typeof id === 'string' && /\p{Cs}/u.test(id) && era === '2026') return;
-          if (typeof id === 'string' && id.trim() !== id && era === '2026') return;
-          if (id === '' && era === '2026') return;
-          const unknown = await post(app, era, method, params(UNKNOWN));
-          expect({ status: res.status, text: res.text }, label).toEqual({ status: unknown.status, text: unknown.text });
-        },
-      ),
-      { numRuns: 200 },
-    );
-  }, 60_000);
+  it(
+    'issue 29 point 12: a foreign or malformed id answers byte for byte like an unknown one, both eras; never a fault',
+    async () => {
+      await checkProperty(
+        'issue 29 point 12: tasks/* params',
+        fc.asyncProperty(
+          fc.constantFrom('tasks/get', 'tasks/update', 'tasks/cancel'),
+          fc.constantFrom(...ERAS),
+          taskId,
+          fc.option(fc.oneof(fc.dictionary(hostileString, hostileValue, { maxKeys: 3 }), hostileValue), {
+            nil: undefined,
+          }),
+          async (method, era, generated, inputResponses) => {
+            const id = resolve(generated);
+            const params = (value: unknown) => ({
+              taskId: value,
+              ...(inputResponses === undefined ? {} : { inputResponses }),
+            });
+            const res = await post(app, era, method, params(id));
+            const label = `${era} ${method} ${JSON.stringify(params(id)).slice(0, 200)}`;
+            expectNoFault(res, label);
+            if (id === finished) return;
+            if (era === '2026' && typeof id !== 'string') {
+              // The Mcp-Name header cannot mirror a value that is not a string (rung 12).
+              expect(res.status, label).toBe(400);
+              expect(res.body.error?.code, label).toBe(-32020);
+              return;
+            }
+            if (typeof id === 'string' && /\p{Cs}/u.test(id) && era === '2026') return;
+            if (typeof id === 'string' && id.trim() !== id && era === '2026') return;
+            if (id === '' && era === '2026') return;
+            const unknown = await post(app, era, method, params(UNKNOWN));
+            expect({ status: res.status, text: res.text }, label).toEqual({
+              status: unknown.status,
+              text: unknown.text,
+            });
+          },
+        ),
+        { numRuns: 200 * FUZZ_SCALE },
+      );
+    },
+    60_000 * FUZZ_SCALE,
+  );
 
   it('issue 29 point 12: the running task was reachable throughout (the properties changed nothing they should not)', async () => {
     const res = await post(app, '2026', 'tasks/get', { taskId: running });
@@ -239,39 +250,43 @@ describe('issue 29 point 12: subscriptions/listen params', () => {
       ? f
       : Object.fromEntries(Object.entries(f).map(([k, v]) => [k, Array.isArray(v) ? v.map(resolveEntry) : v]));
 
-  it("issue 29 point 12: no filter gets a fault or a hang; a task id not this caller's reads like an unknown one", async () => {
-    await checkProperty(
-      'issue 29 point 12: subscriptions/listen params',
-      fc.asyncProperty(filter, async (generated) => {
-        const notifications = resolveFilter(generated);
-        const label = JSON.stringify(notifications)?.slice(0, 200) ?? 'undefined';
-        const stream = await ListenStream.open(base, 'none', notifications as Record<string, unknown>, 'fz');
-        try {
-          if (stream.refusal) {
-            const refusal = stream.refusal as StreamMessage;
-            expect(stream.status, `${label}: ${JSON.stringify(refusal)}`).toBeLessThan(500);
-            expect(refusal.error?.code, label).not.toBe(-32603);
-            const taskId = refusal.error?.data?.taskId as unknown;
-            if (typeof taskId === 'string') {
-              // Foreign, cut or unknown: the same refusal, naming the id it was given.
-              expect(taskId, label).not.toBe(running);
-              expect(refusal.error, label).toEqual({
-                code: -32602,
-                message: `Task not found: ${taskId}`,
-                data: { taskId },
-              });
+  it(
+    "issue 29 point 12: no filter gets a fault or a hang; a task id not this caller's reads like an unknown one",
+    async () => {
+      await checkProperty(
+        'issue 29 point 12: subscriptions/listen params',
+        fc.asyncProperty(filter, async (generated) => {
+          const notifications = resolveFilter(generated);
+          const label = JSON.stringify(notifications)?.slice(0, 200) ?? 'undefined';
+          const stream = await ListenStream.open(base, 'none', notifications as Record<string, unknown>, 'fz');
+          try {
+            if (stream.refusal) {
+              const refusal = stream.refusal as StreamMessage;
+              expect(stream.status, `${label}: ${JSON.stringify(refusal)}`).toBeLessThan(500);
+              expect(refusal.error?.code, label).not.toBe(-32603);
+              const taskId = refusal.error?.data?.taskId as unknown;
+              if (typeof taskId === 'string') {
+                // Foreign, cut or unknown: the same refusal, naming the id it was given.
+                expect(taskId, label).not.toBe(running);
+                expect(refusal.error, label).toEqual({
+                  code: -32602,
+                  message: `Task not found: ${taskId}`,
+                  data: { taskId },
+                });
+              }
+              return;
             }
-            return;
+            expect(stream.status, label).toBe(200);
+            const ack = await stream.next((m) => m.method !== undefined, `${label}: the first message`, 5_000);
+            expect(ack.method, label).toBe('notifications/subscriptions/acknowledged');
+          } finally {
+            stream.close();
+            await stream.ended;
           }
-          expect(stream.status, label).toBe(200);
-          const ack = await stream.next((m) => m.method !== undefined, `${label}: the first message`, 5_000);
-          expect(ack.method, label).toBe('notifications/subscriptions/acknowledged');
-        } finally {
-          stream.close();
-          await stream.ended;
-        }
-      }),
-      { numRuns: 80 },
-    );
-  }, 60_000);
+        }),
+        { numRuns: 80 * FUZZ_SCALE },
+      );
+    },
+    60_000 * FUZZ_SCALE,
+  );
 });
