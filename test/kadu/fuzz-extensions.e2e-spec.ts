@@ -185,7 +185,7 @@ describe('the Tasks extension: hostile params', () => {
         { numRuns: RUNS.tasks },
       );
     },
-    20_000 * FUZZ_SCALE,
+    60_000 * FUZZ_SCALE,
   );
 });
 

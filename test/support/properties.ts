@@ -40,8 +40,16 @@ export async function checkProperty<T>(
   const details = await fc.check(property, { seed, numRuns, endOnFailure: true });
   if (!details.failed) return;
   const again = `FUZZ_SEED=${seed} FUZZ_RUNS=${numRuns}`;
+  const error = details.errorInstance;
+  const got = error instanceof Error ? (error.stack ?? error.message) : JSON.stringify(error);
   throw new Error(
     `Property "${name}" failed on seed ${seed}${exploring ? ' (exploring)' : ' (the fixed seed)'}; run it again with ${again}\n` +
-      fc.defaultReportMessage(details),
+      `${cut(fc.defaultReportMessage(details))}\nGot: ${cut(got ?? 'nothing')}`,
+    { cause: error },
   );
+}
+
+/** A counterexample can hold a string of a megabyte: the report shows its start (the seed reproduces all of it). */
+function cut(text: string, max = 4_000): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
