@@ -46,7 +46,7 @@ export async function checkProperty<T>(
   const got = error instanceof Error ? (error.stack ?? error.message) : JSON.stringify(error);
   throw new Error(
     `Property "${name}" failed on seed ${seed}${exploring ? ' (exploring)' : ' (the fixed seed)'}; run it again with ${again}\n` +
-      `${cut(fc.defaultReportMessage(details))}\nGot: ${cut(got ?? 'nothing')}`,
+      `${cut(fc.defaultReportMessage(details) ?? '')}\nGot: ${cut(got ?? 'nothing')}`,
     { cause: error },
   );
 }
