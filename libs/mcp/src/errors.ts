@@ -9,16 +9,19 @@
  * HttpException 503       | 503 -32603 + Retry-After  | 503 -32603 + Retry-After    | the exception, as is
  * HttpException 4xx       | isError result + its body | 200 -32602 + its body (1)   | the exception, as is
  * HttpException other 5xx | isError result, masked    | the exception, as is        | the exception, as is
+ * UnidentifiedCaller      | 500 -32603, masked (2)    | 500 -32603, masked (2)      | 500 -32603, masked (2)
  * MissingCapabilitySignal | 400 -32021                | 400 -32021                  | 500 -32603, masked
  * InputRequiredSignal     | 2026: input_required;     | 2026: input_required;       | 500 -32603, masked
  *                         | 2025: 200 -32602          | 2025: 200 -32602            |
  * anything else           | isError result, masked    | 500 -32603, masked          | 500 -32603, masked
  *
  * (1) resources/read: a 404 is "Resource not found" with `data.uri`.
+ * (2) logged once per process with what to set, not per request (auth/caller-identity.ts).
  * "Masked": the client gets the request id only; the error goes to the log (docs/security.md §Errors).
  * Pinned by libs/mcp/test/module/ (tools-call, catalog, mrtr) and libs/mcp/test/wire/ (budgets, headers).
  */
 import { HttpException } from '@nestjs/common';
+import { UnidentifiedCaller } from './auth/caller-identity.js';
 import {
   ErrorCode,
   type InputRequest,
@@ -99,6 +102,9 @@ export function answerOf(thrown: unknown, site: AnswerSite): McpAnswer {
     return { kind: 'rejection', rejection: serviceUnavailable(site.id, 5, thrown.store) };
   }
   if (thrown instanceof HttpException) return answerOfHttp(thrown, site);
+  // Said to the operator once already (auth/caller-identity.ts): no stack per request.
+  if (thrown instanceof UnidentifiedCaller)
+    return { kind: 'rejection', rejection: internalError(site.id, site.requestId()) };
   if (site.where !== 'endpoint' && thrown instanceof MissingCapabilitySignal) {
     const names = Object.keys(thrown.required).join(', ');
     const rejection = reject(

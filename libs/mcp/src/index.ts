@@ -58,6 +58,8 @@ export { DtoSchemaBuilder } from './discovery/dto-schema.js';
 
 // What a method gets and returns
 export type { McpPrincipal } from './auth/principal.js';
+export { principalFromUser, type McpRequest, type McpPrincipalReader } from './auth/caller-identity.js';
+export type { McpCallerProjection } from './discovery/mcp-param.decorators.js';
 export type { McpCallContext } from './call/mcp-call.js';
 export { McpToolResult, type McpContent } from './call/tool-result.js';
 export {

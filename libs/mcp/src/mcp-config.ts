@@ -2,7 +2,8 @@ import { randomBytes, createHash } from 'node:crypto';
 import { type HttpException, Inject, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { canonicalResourceUrl, protectedResourceMetadataUrl } from './auth/bearer-challenge.js';
-import { isMcpPrincipal, type McpPrincipal } from './auth/principal.js';
+import { CallerIdentity } from './auth/caller-identity.js';
+import type { McpPrincipal } from './auth/principal.js';
 import {
   type McpAccessRequirement,
   type McpCallerDescription,
@@ -75,11 +76,15 @@ export class McpConfig {
   readonly subscriptions?: McpModuleOptions['subscriptions'];
   /** The Tasks extension's store (undefined: the extension is not offered). */
   readonly tasks?: McpModuleOptions['tasks'];
+  /** Who is calling, failing closed (auth/caller-identity.ts). */
+  readonly identity: CallerIdentity;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Inject(MCP_ENDPOINT_PATH) path: string,
+    @Inject(MCP_DECLARED_GUARDS) declaredGuards: number,
   ) {
+    this.identity = new CallerIdentity(options.principal, declaredGuards);
     this.path = path;
     this.serverInfo = options.serverInfo;
     this.instructions = options.instructions;
@@ -123,9 +128,9 @@ export class McpConfig {
     this.tasks = options.tasks;
   }
 
+  /** The verified principal, or undefined for an anonymous request; throws UnidentifiedCaller when it must not go on. */
   principalOf(req: Request): McpPrincipal | undefined {
-    const value = this.options.principal ? this.options.principal(req) : (req as Request & { user?: unknown }).user;
-    return isMcpPrincipal(value) ? value : undefined;
+    return this.identity.of(req);
   }
 
   /** Absolute base URL: the configured one, else the request's own (development convenience). */

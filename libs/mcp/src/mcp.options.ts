@@ -8,6 +8,7 @@ import {
   type ValidationPipeOptions,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import type { McpPrincipalReader } from './auth/caller-identity.js';
 import type { McpPrincipal } from './auth/principal.js';
 import type { ServerInfo } from './protocol/index.js';
 import type { PageBrand } from './pages/page-layout.js';
@@ -43,8 +44,12 @@ export interface McpModuleOptions {
   bodyLimit?: number;
   /** Deepest JSON nesting accepted in a request body (default 64); deeper → 400 `-32600`. */
   maxJsonDepth?: number;
-  /** Reads the verified principal that the app's guard put on the request (default: `req.user`). */
-  principal?: (req: Request) => McpPrincipal | undefined;
+  /**
+   * Reads the verified principal that the app's guard put on the request (default: `req.user`, when
+   * it is already `{ subject, scopes }`). `principalFromUser((user: AppUser) => …)` types it from the
+   * app's user object. A request it finds nobody for, after declared guards, is refused (500).
+   */
+  principal?: McpPrincipalReader;
   /** Extra authorization predicate, applied after scopes and roles (e.g. feature flags). */
   authorize?: (principal: McpPrincipal | undefined, target: McpAccessRequirement) => boolean;
   /** The ValidationPipe options of the app's REST routes; tool arguments are validated the same way. */

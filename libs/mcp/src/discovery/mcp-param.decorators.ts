@@ -1,4 +1,5 @@
 import type { PipeTransform, Type } from '@nestjs/common';
+import type { McpPrincipal } from '../auth/principal.js';
 
 export const MCP_PARAMS_METADATA = 'mcp:params';
 
@@ -19,10 +20,21 @@ export interface McpArgOptions {
 export type McpParamBinding =
   | { readonly index: number; readonly kind: 'arg'; readonly name: string; readonly options: McpArgOptions }
   | { readonly index: number; readonly kind: 'input' }
-  | { readonly index: number; readonly kind: 'caller' }
+  | { readonly index: number; readonly kind: 'caller'; readonly project?: McpCallerProjection }
   | { readonly index: number; readonly kind: 'context' }
   | { readonly index: number; readonly kind: 'request' }
-  | { readonly index: number; readonly kind: 'inputs' };
+  | { readonly index: number; readonly kind: 'inputs' }
+  /** The host's own `createParamDecorator` decorator (e.g. `@CurrentUser()`), resolved against the same request. */
+  | {
+      readonly index: number;
+      readonly kind: 'host';
+      readonly factory: (data: unknown, context: unknown) => unknown;
+      readonly data: unknown;
+      readonly pipes: readonly (Type<PipeTransform> | PipeTransform)[];
+    };
+
+/** What `@McpCaller(…)` gives the parameter: one claim of the principal by name, or what a function makes of it. */
+export type McpCallerProjection = string | ((principal: McpPrincipal) => unknown);
 
 function bind(binding: McpParamBinding): ParameterDecorator {
   return (target, key) => {
@@ -42,9 +54,21 @@ export const McpArg =
 export const McpInput = (): ParameterDecorator => (target, key, index) =>
   bind({ index, kind: 'input' })(target, key, index);
 
-/** The verified principal from the app's authentication guard, never from the arguments. */
-export const McpCaller = (): ParameterDecorator => (target, key, index) =>
-  bind({ index, kind: 'caller' })(target, key, index);
+/**
+ * The verified principal from the app's authentication guard, never from the arguments — whole, or
+ * projected so that an existing signature stays as it is: `@McpCaller('subject') ownerId: string`,
+ * `@McpCaller((p: AppPrincipal) => p.user.id) ownerId: string`. A request without a principal never
+ * reaches a method that takes the caller (docs/security.md §Identity).
+ */
+export function McpCaller(): ParameterDecorator;
+export function McpCaller(claim: string): ParameterDecorator;
+export function McpCaller<P extends McpPrincipal = McpPrincipal>(
+  project: (principal: P) => unknown,
+): ParameterDecorator;
+export function McpCaller(project?: string | ((principal: never) => unknown)): ParameterDecorator {
+  const binding = project === undefined ? {} : { project: project as McpCallerProjection };
+  return (target, key, index) => bind({ index, kind: 'caller', ...binding })(target, key, index);
+}
 
 /** The call context (request id, era, client info, idempotency of the call). */
 export const McpContext = (): ParameterDecorator => (target, key, index) =>

@@ -1,6 +1,8 @@
 import type { PipeTransform, Type } from '@nestjs/common';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { callerTypeMismatch } from './caller-param-type.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
+import { hostParamBindings } from './host-param-decorators.js';
 import { MCP_PARAMS_METADATA, type McpParamBinding } from './mcp-param.decorators.js';
 import type { DecoratedMethod } from './scan-providers.js';
 import { type ArgSpec, buildToolInputClass } from './tool-input-class.js';
@@ -12,6 +14,8 @@ export interface MethodBinding {
   /** `Class.method`, for messages. */
   readonly location: string;
   readonly bindings: readonly McpParamBinding[];
+  /** Whether a host parameter decorator (`createParamDecorator`) carries pipes: the binding then awaits them. */
+  readonly hostPipes: boolean;
   readonly arity: number;
   readonly argNames: readonly string[];
   readonly argPipes: ReadonlyMap<string, readonly (Type<PipeTransform> | PipeTransform)[]>;
@@ -30,6 +34,22 @@ export interface BindingOptions {
   readonly extraSchema?: Record<string, unknown>;
 }
 
+/**
+ * The MCP decorators and the host's own parameter decorators of one method, one per parameter.
+ * Exported for the preflight check, which compares a preflight's parameters with its tool's.
+ */
+export function parameterBindings(metatype: Type, methodName: string, where: string): McpParamBinding[] {
+  const mcp: McpParamBinding[] = Reflect.getMetadata(MCP_PARAMS_METADATA, metatype.prototype, methodName) ?? [];
+  const bindings = [...mcp, ...hostParamBindings(metatype, methodName, where)];
+  const seen = new Set<number>();
+  for (const b of bindings) {
+    if (seen.has(b.index))
+      throw new Error(`parameter #${b.index + 1} of ${where} has more than one parameter decorator`);
+    seen.add(b.index);
+  }
+  return bindings;
+}
+
 export function bindMethod(
   method: DecoratedMethod<unknown>,
   schemas: DtoSchemaBuilder,
@@ -39,15 +59,19 @@ export function bindMethod(
   const location = `${metatype.name}.${methodName}`;
   const where = `${location} (${options.label})`;
   const arity = (metatype.prototype[methodName] as (...a: unknown[]) => unknown).length;
-  const bindings: McpParamBinding[] = Reflect.getMetadata(MCP_PARAMS_METADATA, metatype.prototype, methodName) ?? [];
+  const bindings = parameterBindings(metatype, methodName, where);
   const types: unknown[] = Reflect.getMetadata('design:paramtypes', metatype.prototype, methodName) ?? [];
   const bound = new Set(bindings.map((b) => b.index));
   for (let i = 0; i < Math.max(arity, types.length); i++) {
     if (!bound.has(i)) {
       throw new Error(
-        `parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest)`,
+        `parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest) nor one of the app's own (createParamDecorator)`,
       );
     }
+  }
+  for (const b of bindings) {
+    const mismatch = b.kind === 'caller' ? callerTypeMismatch(b.project, types[b.index]) : undefined;
+    if (mismatch) throw new Error(`parameter #${b.index + 1} of ${where}: ${mismatch}`);
   }
   const inputs = bindings.filter((b) => b.kind === 'input');
   if (inputs.length > 1) throw new Error(`${where} has more than one @McpInput parameter`);
@@ -79,6 +103,7 @@ export function bindMethod(
     methodName,
     location,
     bindings,
+    hostPipes: bindings.some((b) => b.kind === 'host' && b.pipes.length > 0),
     arity,
     argNames: args.map((a) => a.name),
     argPipes,

@@ -2,6 +2,8 @@ import { type ArgumentMetadata, BadRequestException, Injectable, type PipeTransf
 import { ContextIdFactory, ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import type { MethodBinding } from '../discovery/method-binding.js';
+import type { McpCallerProjection } from '../discovery/mcp-param.decorators.js';
+import { ToolExecutionContext } from './tool-execution-context.js';
 import { McpConfig } from '../mcp-config.js';
 import { type JsonObject, withConvertibleValues } from '../protocol/index.js';
 import type { McpCall, McpCallContext } from '../call/mcp-call.js';
@@ -66,6 +68,7 @@ export class MethodInvoker {
         ? this.plainArgs(binding, input)
         : NO_ARGS;
     const params = this.bind(binding, input, argValues, call, context);
+    if (binding.hostPipes) await this.pipeHostParams(binding, params);
     const wrapper = binding.wrapper;
     const instance =
       wrapper.isDependencyTreeStatic() && !wrapper.isTransient
@@ -118,12 +121,42 @@ export class MethodInvoker {
     for (const b of binding.bindings) {
       if (b.kind === 'arg') params[b.index] = argValues.get(b.name);
       else if (b.kind === 'input') params[b.index] = input;
-      else if (b.kind === 'caller') params[b.index] = call.principal;
+      else if (b.kind === 'caller') params[b.index] = this.callerOf(binding, call, b.project);
+      else if (b.kind === 'host') params[b.index] = b.factory(b.data, this.executionContext(binding, call));
       else if (b.kind === 'context') params[b.index] = contextOf(call, context);
       else if (b.kind === 'inputs') params[b.index] = call.inputs;
       else params[b.index] = call.req;
     }
     return params;
+  }
+
+  /** The caller, whole or projected; a method that takes it is never called without one (docs/security.md §Identity). */
+  private callerOf(binding: MethodBinding, call: McpCall, project: McpCallerProjection | undefined): unknown {
+    const principal = call.principal;
+    if (!principal) throw this.config.identity.anonymousCaller(binding.location);
+    if (project === undefined) return principal;
+    return typeof project === 'function' ? project(principal) : principal[project];
+  }
+
+  private executionContext(binding: MethodBinding, call: McpCall): ToolExecutionContext {
+    const metatype = binding.wrapper.metatype as Type;
+    const handler = (metatype.prototype as Record<string, (...a: unknown[]) => unknown>)[binding.methodName]!;
+    return new ToolExecutionContext(call.req, call.res, metatype, handler);
+  }
+
+  /** The pipes of the host's own parameter decorators, as Nest runs them on a route (`type: 'custom'`). */
+  private async pipeHostParams(binding: MethodBinding, params: unknown[]): Promise<void> {
+    const types: unknown[] =
+      Reflect.getMetadata('design:paramtypes', (binding.wrapper.metatype as Type).prototype, binding.methodName) ?? [];
+    for (const b of binding.bindings) {
+      if (b.kind !== 'host') continue;
+      let value = params[b.index];
+      for (const pipe of b.pipes) {
+        const metadata = { type: 'custom', data: b.data, metatype: types[b.index] } as ArgumentMetadata;
+        value = await (await this.pipeInstance(pipe)).transform(value, metadata);
+      }
+      params[b.index] = value;
+    }
   }
 
   private scopedInstance(binding: MethodBinding, req: Request): Promise<Record<string, unknown>> {
