@@ -6,6 +6,7 @@ import { type ParamHeader, paramHeadersOf } from '../protocol/index.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
 import { bindMethod, type MethodBinding } from './method-binding.js';
 import { MCP_TOOL_METADATA, type McpToolOptions } from './mcp-tool.decorator.js';
+import { checkPreflight } from './preflight-binding.js';
 import { scanDecoratedMethods } from './scan-providers.js';
 
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -96,9 +97,10 @@ export class McpToolRegistry implements OnModuleInit {
     const prototype = (binding.wrapper.metatype as { prototype?: Record<string, unknown> } | null)?.prototype;
     if (typeof prototype?.[name] !== 'function') {
       throw new Error(
-        `@McpTool '${options.name}' on ${binding.location}: preflight '${name}' is not a method of the same provider`,
+        `@McpTool '${options.name}' on ${binding.location}: preflight '${name}' is not a method of the same provider (${binding.location.split('.')[0]})`,
       );
     }
+    checkPreflight(binding, options.name, name);
     return name;
   }
 

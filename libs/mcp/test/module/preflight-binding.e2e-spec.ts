@@ -1,0 +1,115 @@
+import { Injectable, Module, NotFoundException } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import request from 'supertest';
+import { McpArg, McpCaller, McpModule, McpTool } from '@kobana/nest-mcp';
+import { legacyRequest, modernRequest } from '@kobana/nest-mcp/testing';
+import { expectRpcResult } from '../support/wire.js';
+
+/**
+ * Issue 28, point 4: a preflight is called with its tool's parameters. It may repeat the tool's
+ * parameter decorators or have none (it inherits the tool's binding); anything else stops the app
+ * at bootstrap with a message that says "preflight" and names both methods.
+ */
+async function boot(provider: unknown) {
+  @Module({
+    imports: [
+      McpModule.forRoot({
+        serverInfo: { name: 't', version: '1' },
+        principal: () => ({ subject: 'ana', scopes: [] }),
+        destructiveTools: 'run',
+      }),
+    ],
+    providers: [provider as never],
+  })
+  class AppModule {}
+  const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+  await app.init();
+  return app;
+}
+
+async function bootError(provider: unknown): Promise<string> {
+  try {
+    const app = await boot(provider);
+    await app.close();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('the app started');
+}
+
+const DESTRUCTIVE = { annotations: { destructiveHint: true } };
+
+@Injectable()
+class SameDecorators {
+  checked: string[] = [];
+  @McpTool({ name: 'notes_delete', description: 'x', ...DESTRUCTIVE, preflight: 'get' })
+  delete(@McpCaller('subject') ownerId: string, @McpArg('id') id: string) {
+    return { deleted: `${ownerId}/${id}` };
+  }
+
+  get(@McpCaller('subject') ownerId: string, @McpArg('id') id: string) {
+    if (id === 'missing') throw new NotFoundException({ error: 'not_found' });
+    this.checked.push(`${ownerId}/${id}`);
+  }
+}
+
+@Injectable()
+class OtherDecorators {
+  @McpTool({ name: 'notes_delete', description: 'x', ...DESTRUCTIVE, preflight: 'get' })
+  delete(@McpCaller('subject') ownerId: string, @McpArg('id') id: string) {
+    return { deleted: `${ownerId}/${id}` };
+  }
+
+  get(@McpArg('id') id: string) {
+    return id;
+  }
+}
+
+@Injectable()
+class TooManyParameters {
+  @McpTool({ name: 'notes_delete', description: 'x', ...DESTRUCTIVE, preflight: 'get' })
+  delete(@McpArg('id') id: string) {
+    return { deleted: id };
+  }
+
+  get(id: string, ownerId: string) {
+    return [id, ownerId];
+  }
+}
+
+describe('preflight bindings', () => {
+  it.each([
+    ['2026-07-28', modernRequest],
+    ['2025', legacyRequest],
+  ])("one with the tool's own decorators boots and gets the tool's parameters (%s)", async (_era, build) => {
+    const app = await boot(SameDecorators);
+    try {
+      const r = build('tools/call', { name: 'notes_delete', arguments: { id: 'n1' } }, { id: 1 });
+      const result = expectRpcResult(await request(app.getHttpServer()).post('/mcp').set(r.headers).send(r.body), 1);
+      expect(result.content).toEqual([{ type: 'text', text: '{"deleted":"ana/n1"}' }]);
+      expect(app.get(SameDecorators).checked).toEqual(['ana/n1']);
+      const missing = build('tools/call', { name: 'notes_delete', arguments: { id: 'missing' } }, { id: 2 });
+      const refused = expectRpcResult(
+        await request(app.getHttpServer()).post('/mcp').set(missing.headers).send(missing.body),
+        2,
+      );
+      expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: '{"error":"not_found"}' }] });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('one with other decorators stops the app, saying preflight and naming both methods', async () => {
+    expect(await bootError(OtherDecorators)).toBe(
+      "preflight OtherDecorators.get of tool 'notes_delete' (OtherDecorators.delete) binds parameter #1 as @McpArg('id'), " +
+        "the tool as @McpCaller('subject'): a preflight is called with its tool's parameters, so give it the tool's parameter decorators or none",
+    );
+  });
+
+  it('one without decorators that takes more parameters than the tool binds stops the app', async () => {
+    expect(await bootError(TooManyParameters)).toBe(
+      "preflight TooManyParameters.get of tool 'notes_delete' (TooManyParameters.delete) takes 2 parameters but the tool binds 1: " +
+        "a preflight is called with its tool's parameters",
+    );
+  });
+});
