@@ -1,6 +1,7 @@
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage.js';
 import * as transformerStorage from 'class-transformer/cjs/storage.js';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { VALIDATOR_SCHEMAS } from './validator-schemas.js';
 
 type Schema = Record<string, unknown>;
 
@@ -15,7 +16,12 @@ const storageModule = transformerStorage as {
 const defaultMetadataStorage = storageModule.defaultMetadataStorage ?? storageModule.default!.defaultMetadataStorage;
 
 const REF_PREFIX = '#/$defs/';
-const OPTIONS = { refPointerPrefix: REF_PREFIX, classTransformerMetadataStorage: defaultMetadataStorage };
+// VALIDATOR_SCHEMAS replaces the defaults that disagree with the validators (validator-schemas.ts).
+const OPTIONS = {
+  refPointerPrefix: REF_PREFIX,
+  classTransformerMetadataStorage: defaultMetadataStorage,
+  additionalConverters: VALIDATOR_SCHEMAS as never,
+};
 
 /**
  * Converts class-validator DTOs to self-contained JSON Schemas (nested DTOs under `$defs`).
