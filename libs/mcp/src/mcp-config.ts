@@ -1,8 +1,10 @@
 import { randomBytes, createHash } from 'node:crypto';
-import { type HttpException, Inject, Injectable, type PipeTransform, ValidationPipe } from '@nestjs/common';
+import { type HttpException, Inject, Injectable, Optional, type PipeTransform } from '@nestjs/common';
+import { ApplicationConfig } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { canonicalResourceUrl, protectedResourceMetadataUrl } from './auth/bearer-challenge.js';
 import { CallerIdentity } from './auth/caller-identity.js';
+import { type ArgumentValidation, argumentValidation } from './http/host-validation.js';
 import type { McpPrincipal } from './auth/principal.js';
 import {
   type McpAccessRequirement,
@@ -48,10 +50,7 @@ export class McpConfig {
   readonly stateKey: Buffer;
   readonly annotationDefaults: Required<McpToolAnnotationDefaults>;
   readonly destructiveTools: 'confirm' | 'refuse' | 'run';
-  /** Tool, prompt and resource arguments are validated by this pipe (the app's, or one built from `validation`). */
-  readonly validationPipe: PipeTransform;
-  /** `validation.forbidNonWhitelisted`: published input schemas are closed (`additionalProperties: false`). */
-  readonly closedSchemas: boolean;
+  private validation?: ArgumentValidation;
   /** Whether the app reads the principal itself (`principal` option) rather than from `req.user`. */
   readonly customPrincipal: boolean;
   readonly authorize?: (principal: McpPrincipal | undefined, target: McpAccessRequirement) => boolean;
@@ -83,6 +82,7 @@ export class McpConfig {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Inject(MCP_ENDPOINT_PATH) path: string,
     @Inject(MCP_DECLARED_GUARDS) declaredGuards: number,
+    @Optional() private readonly app?: ApplicationConfig,
   ) {
     this.identity = new CallerIdentity(options.principal, declaredGuards);
     this.path = path;
@@ -108,8 +108,6 @@ export class McpConfig {
       ...options.annotationDefaults,
     };
     this.destructiveTools = options.destructiveTools ?? 'confirm';
-    this.validationPipe = options.validationPipe ?? new ValidationPipe(options.validation ?? { transform: true });
-    this.closedSchemas = options.validation?.forbidNonWhitelisted === true;
     this.customPrincipal = options.principal !== undefined;
     this.authorize = options.authorize;
     this.presentResult = options.presentResult ?? ((value) => value);
@@ -126,6 +124,22 @@ export class McpConfig {
     this.describeCaller = options.pages?.describeCaller;
     this.subscriptions = options.subscriptions;
     this.tasks = options.tasks;
+  }
+
+  /**
+   * Tool, prompt and resource arguments are validated by this pipe: the module's option, else the
+   * host's global ValidationPipe, else `{ transform: true }` (http/host-validation.ts). Resolved on
+   * first use — at app.init, once main.ts has called useGlobalPipes — and kept.
+   */
+  get validationPipe(): PipeTransform {
+    this.validation ??= argumentValidation(this.options, this.app);
+    return this.validation.pipe;
+  }
+
+  /** The validation forbids unknown fields: published input schemas are closed (`additionalProperties: false`). */
+  get closedSchemas(): boolean {
+    this.validation ??= argumentValidation(this.options, this.app);
+    return this.validation.closed;
   }
 
   /** The verified principal, or undefined for an anonymous request; throws UnidentifiedCaller when it must not go on. */

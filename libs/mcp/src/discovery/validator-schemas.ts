@@ -67,7 +67,12 @@ export const VALIDATOR_SCHEMAS: Readonly<Record<string, Converter>> = {
   [cv.EQUALS]: (meta) => ({ const: meta.constraints[0] as unknown }),
   [cv.NOT_EQUALS]: (meta) => ({ not: { const: meta.constraints[0] as unknown } }),
   // Object.values of a numeric enum holds its names too, which isEnum accepts.
-  [cv.IS_ENUM]: (meta) => ({ enum: Object.values(meta.constraints[0] as object) }),
+  [cv.IS_ENUM]: (meta) => {
+    const values: unknown[] = Object.values(meta.constraints[0] as object);
+    const types = new Set(values.map((v) => typeof v));
+    const type = types.size === 1 && (types.has('string') || types.has('number')) ? [...types][0] : undefined;
+    return type ? { type, enum: values } : { enum: values };
+  },
   [cv.IS_BOOLEAN_STRING]: { type: 'string', enum: ['true', 'false', '1', '0'] },
   [cv.IS_NUMBER_STRING]: { type: 'string', pattern: '^[+-]?([0-9]*\\.)?[0-9]+$' },
   [cv.IS_HEX_COLOR]: { type: 'string', pattern: '^#?([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' },

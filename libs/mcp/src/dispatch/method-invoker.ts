@@ -24,15 +24,17 @@ export interface PreparedCall {
  */
 @Injectable()
 export class MethodInvoker {
-  private readonly validation: PipeTransform;
   private readonly pipes = new Map<Type<PipeTransform>, Promise<PipeTransform>>();
   private readonly metadata = new Map<Type, ArgumentMetadata>();
 
   constructor(
     private readonly config: McpConfig,
     private readonly moduleRef: ModuleRef,
-  ) {
-    this.validation = config.validationPipe;
+  ) {}
+
+  /** Read on use, not at construction: the host's global pipe is known only once main.ts registered it. */
+  private get validation(): PipeTransform {
+    return this.config.validationPipe;
   }
 
   async invoke(
