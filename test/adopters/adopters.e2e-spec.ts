@@ -164,7 +164,8 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
       expect(declined.isError).toBe(true);
       expect(text(declined)).toMatchObject({ error: { code: 'confirmation_declined' } });
       expect(asked).toHaveLength(1);
-      expect(asked[0]).toContain('notes_delete with {"id":"2"}');
+      // The tool's title where the person reads, not its internal name.
+      expect(asked[0]).toContain('Delete a note with {"id":"2"}');
       expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toHaveLength(2);
 
       answer = 'accept';
@@ -205,7 +206,7 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
       expect(link.origin).toBe(endpoint().origin);
       const page = await request(link.origin).get(link.pathname);
       expect(page.status).toBe(200);
-      expect(page.text).toContain('notes_delete');
+      expect(page.text).toContain('<h1>Delete a note?</h1>');
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
       expect(csrf).toBeDefined();
       const decided = await request(link.origin).post(link.pathname).type('form').send({ csrf, decision: 'approve' });

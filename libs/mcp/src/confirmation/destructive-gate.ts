@@ -5,7 +5,7 @@ import { MCP_DECLARED_GUARDS, McpConfig } from '../mcp-config.js';
 import type { McpConfirmationText } from '../mcp.options.js';
 import type { JsonObject } from '../protocol/index.js';
 import { summarizeArguments, truncateText } from './approval-summary.js';
-import { confirmationText } from './confirmation-text.js';
+import { confirmationText, personTitle } from './confirmation-text.js';
 import {
   ApprovalsService,
   type ApprovalRecord,
@@ -87,7 +87,7 @@ export class DestructiveGate implements OnApplicationBootstrap {
     }
     const digest = argumentDigest(canonicalJson(args));
     const principalKey = this.config.principalKey(call.principal);
-    const title = tool.annotations.title ?? tool.name;
+    const title = personTitle({ ...tool.annotations, name: tool.name, description: tool.listing.description });
     const confirmation = await confirmationText(
       this.config.describeConfirmation,
       { name: tool.name, title },

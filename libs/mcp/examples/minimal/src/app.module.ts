@@ -7,11 +7,21 @@ export class NotesService {
     ['1', 'Buy milk'],
     ['2', 'Call Ana'],
   ]);
-  @McpTool({ name: 'notes_list', description: 'Lists the notes', annotations: { readOnlyHint: true } })
+  @McpTool({
+    name: 'notes_list',
+    title: 'List the notes',
+    description: 'Lists the notes',
+    annotations: { readOnlyHint: true },
+  })
   list() {
     return [...this.notes].map(([id, text]) => ({ id, text }));
   }
-  @McpTool({ name: 'notes_delete', description: 'Deletes a note', annotations: { destructiveHint: true } })
+  @McpTool({
+    name: 'notes_delete',
+    title: 'Delete a note',
+    description: 'Deletes a note',
+    annotations: { destructiveHint: true },
+  })
   remove(@McpArg('id') id: string) {
     return { deleted: this.notes.delete(id) };
   }
