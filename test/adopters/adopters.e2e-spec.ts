@@ -12,13 +12,20 @@ import { BODY_TOO_LARGE_ANSWER, rawPost } from '@kobana/nest-mcp/testing';
 /**
  * Issue 18: apps that adopt the module the way anyone would — `npm install` of the tarball that
  * `npm pack` makes in this run, the README's quick start pasted as app.module.ts, Nest's default
- * `main.ts` — one CommonJS app on Nest 10 (Express 4) and one ES-module app on Nest 12 (Express 5).
- * They are installed in a scratch folder outside the repository (removed afterwards), so nothing
- * can resolve from the repository's own node_modules, and driven by the official MCP clients.
+ * `main.ts` — a CommonJS app on Nest 10 (Express 4), one on Nest 11 (Express 5) and an ES-module
+ * app on Nest 12 (Express 5). They are installed in a scratch folder outside the repository
+ * (removed afterwards), so nothing can resolve from the repository's own node_modules, and driven
+ * by the official MCP clients.
+ *
+ * Issue 28: in each of the three installs (shared, so no install of its own) the notes app of
+ * test/adopters/notes-app — its own API-key guard, `req.user = { id, email, roles }`, a
+ * `@CurrentUser()` decorator, services that take the owner's id — is built twice, as CommonJS and
+ * as ES modules, and driven the same way: Nest 10, 11 and 12 × CommonJS and ESM.
  */
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url).pathname;
-const ADOPTERS = ['cjs-nest10', 'esm-nest12'] as const;
+const ADOPTERS = ['cjs-nest10', 'cjs-nest11', 'esm-nest12'] as const;
+const NOTES_BUILDS = ADOPTERS.flatMap((install) => (['cjs', 'esm'] as const).map((kind) => `${install}/notes-${kind}`));
 const QUICK_START_MARK = '<!-- quick-start: src/app.module.ts -->';
 
 // npm's own variables (set by `npm test`) would point the installs at this repository.
@@ -47,6 +54,15 @@ async function install(name: string, appModule: string): Promise<void> {
   await writeFile(join(dir, 'src/app.module.ts'), appModule);
   await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], { cwd: dir, env });
   // The app is compiled by the repository's TypeScript against the types the app installed.
+  await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, env });
+  await Promise.all((['cjs', 'esm'] as const).map((kind) => buildNotes(name, kind)));
+}
+
+/** The notes app, compiled as `kind` inside an install: a folder of its own whose node_modules are the install's. */
+async function buildNotes(install: string, kind: 'cjs' | 'esm'): Promise<void> {
+  const dir = join(scratch, install, `notes-${kind}`);
+  await cp(join(root, 'test/adopters/notes-app/builds', kind), dir, { recursive: true });
+  await cp(join(root, 'test/adopters/notes-app/src'), join(dir, 'src'), { recursive: true });
   await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, env });
 }
 
@@ -81,7 +97,7 @@ beforeAll(async () => {
   await rename(join(scratch, packed!.filename), join(scratch, 'kobana-nest-mcp.tgz'));
   const appModule = await quickStart();
   await Promise.all(ADOPTERS.map((name) => install(name, appModule)));
-  for (const name of ADOPTERS) apps.set(name, await start(name));
+  for (const name of [...ADOPTERS, ...NOTES_BUILDS]) apps.set(name, await start(name));
 }, 300_000);
 
 afterAll(async () => {
@@ -111,6 +127,11 @@ describe('the packed tarball', () => {
   it.each([
     [
       'cjs-nest10',
+      `const m = require('@kobana/nest-mcp'); const t = require('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`,
+      'commonjs',
+    ],
+    [
+      'cjs-nest11',
       `const m = require('@kobana/nest-mcp'); const t = require('@kobana/nest-mcp/testing'); console.log(typeof m.McpModule, typeof t.modernRequest)`,
       'commonjs',
     ],
@@ -247,5 +268,126 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
     );
     expect(res.status).toBe(413);
     expect(res.body).toBe(BODY_TOO_LARGE_ANSWER);
+  });
+});
+
+describe('the notes app adopts with its services and controllers unchanged', () => {
+  const read = (folder: string, file: string) => readFile(join(root, 'test/adopters/notes-app', folder, file), 'utf8');
+  /** The source without what adopting added: the module's decorators and the imports they need. */
+  const withoutAnnotations = (source: string): string => {
+    let out = source.replace(/^import .* from '(@kobana\/nest-mcp|\.\/current-user\.decorator\.js)';\n/gm, '');
+    for (let at = out.search(/@(Mcp\w+|CurrentUser)\(/); at >= 0; at = out.search(/@(Mcp\w+|CurrentUser)\(/)) {
+      let depth = 0;
+      let end = out.indexOf('(', at);
+      do {
+        if (out[end] === '(') depth++;
+        else if (out[end] === ')') depth--;
+        end++;
+      } while (depth > 0);
+      out = out.slice(0, at) + out.slice(end);
+    }
+    return out.replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ \)/g, ')').trim();
+  };
+  /** Lines of `after` that are not in `before`, and lines of `before` gone from `after` (longest common subsequence). */
+  const lineDiff = (before: string[], after: string[]) => {
+    const lcs = before.map(() => new Array<number>(after.length + 1).fill(0));
+    lcs.push(new Array<number>(after.length + 1).fill(0));
+    for (let i = before.length - 1; i >= 0; i--)
+      for (let j = after.length - 1; j >= 0; j--)
+        lcs[i]![j] = before[i] === after[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    const common = lcs[0]![0]!;
+    return { added: after.length - common, removed: before.length - common };
+  };
+
+  it('the controller is the plain copy byte for byte', async () => {
+    expect(await read('src', 'notes.controller.ts')).toBe(await read('plain', 'notes.controller.ts'));
+  });
+
+  it('the service differs from the plain copy by annotations only: nothing else changed', async () => {
+    const plain = await read('plain', 'notes.service.ts');
+    const adopted = await read('src', 'notes.service.ts');
+    expect(withoutAnnotations(adopted)).toBe(withoutAnnotations(plain));
+    // 16 new lines (2 imports, 14 of the three @McpTool blocks) and 3 signature lines that gained a
+    // parameter decorator in place (list, create, delete): no other line changed, none removed.
+    expect(lineDiff(plain.split('\n'), adopted.split('\n'))).toEqual({ added: 19, removed: 3 });
+  });
+});
+
+describe.each(NOTES_BUILDS)('the notes app (own API-key guard, @CurrentUser()), %s', (name) => {
+  const endpoint = () => new URL(apps.get(name)!.url);
+  const text = (result: { content: unknown }) => JSON.parse((result.content as { text: string }[])[0]!.text) as unknown;
+  const headers = (key: string) => ({ headers: { 'X-Api-Key': key } });
+
+  it("2026-07-28 (official client 2.4.0): each user sees only their notes; a delete runs once confirmed, and not on another user's note", async () => {
+    const clients = new Map<string, ClientV2>();
+    for (const key of ['ana-key', 'bob-key']) {
+      const client = new ClientV2(
+        { name: 'adopter-test', version: '1.0.0' },
+        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+      );
+      client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: true } }));
+      await client.connect(new TransportV2(endpoint(), { requestInit: headers(key) }));
+      clients.set(key, client);
+    }
+    const ana = clients.get('ana-key')!;
+    const bob = clients.get('bob-key')!;
+    try {
+      expect(ana.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const created = text(await ana.callTool({ name: 'notes_create', arguments: { text: "Ana's secret" } }));
+      expect(created).toMatchObject({ ownerId: 'ana', text: "Ana's secret" });
+      const id = (created as { id: string }).id;
+      expect(text(await bob.callTool({ name: 'notes_list', arguments: {} }))).toEqual([]);
+      expect(text(await ana.callTool({ name: 'notes_list', arguments: {} }))).toEqual([created]);
+
+      const refused = await bob.callTool({ name: 'notes_delete', arguments: { id } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toEqual({ error: 'note_not_found' });
+      const invalid = await ana.callTool({ name: 'notes_create', arguments: { text: '' } });
+      expect(invalid.isError).toBe(true);
+      const rest = await request(endpoint().origin).post('/notes').set('X-Api-Key', 'ana-key').send({ text: '' });
+      expect(rest.status).toBe(400);
+      expect(text(invalid)).toEqual(rest.body);
+
+      expect(text(await ana.callTool({ name: 'notes_delete', arguments: { id } }))).toEqual({ deleted: true });
+      expect(text(await ana.callTool({ name: 'notes_list', arguments: {} }))).toEqual([]);
+    } finally {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    }
+  });
+
+  it('2025 era (official SDK 1.32.2) and REST see the same notes, per user', async () => {
+    const client = new ClientV1({ name: 'adopter-test', version: '1.0.0' });
+    const transport = new TransportV1(endpoint(), { requestInit: headers('bob-key') });
+    await client.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe('2025-11-25');
+      const created = text(await client.callTool({ name: 'notes_create', arguments: { text: 'Call Ana' } }));
+      expect(created).toMatchObject({ ownerId: 'bob', text: 'Call Ana' });
+      const rest = await request(endpoint().origin).get('/notes').set('X-Api-Key', 'bob-key');
+      expect(rest.body).toEqual([created]);
+      expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual(rest.body);
+      const other = await request(endpoint().origin).get('/notes').set('X-Api-Key', 'ana-key');
+      expect(other.body).not.toContainEqual(created);
+      const pending = await client.callTool({
+        name: 'notes_delete',
+        arguments: { id: (created as { id: string }).id },
+      });
+      expect(text(pending)).toMatchObject({ error: { code: 'approval_required' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a request without a key is the guard's 401, before any MCP method", async () => {
+    const res = await request(endpoint().origin)
+      .post('/mcp')
+      .set({
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-11-25',
+      })
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ error: 'invalid_api_key' });
   });
 });
