@@ -5,7 +5,7 @@ import type { McpParamBinding } from './mcp-param.decorators.js';
 /**
  * Checks that a tool's preflight can be called with the tool's own parameters, which is how it is
  * called (ToolInvoker): with no parameter decorators of its own it inherits the tool's binding; with
- * some, they must be the tool's, parameter for parameter. A preflight copied from the README failed
+ * some, they must be the tool's, parameter for parameter (it may take only the first ones). A preflight copied from the README failed
  * at boot with a message that called it "(tool)" (issue 28, point 4): the errors here say
  * "preflight" and name both methods.
  */
@@ -23,8 +23,9 @@ export function checkPreflight(tool: MethodBinding, toolName: string, preflight:
     }
     return;
   }
-  const indices = new Set([...own.map((b) => b.index), ...tool.bindings.map((b) => b.index)]);
-  for (const index of [...indices].sort((a, b) => a - b)) {
+  // It may take fewer parameters than the tool (the first ones), each bound as the tool binds it.
+  const arity = Math.max(method.length, ...own.map((b) => b.index + 1));
+  for (let index = 0; index < arity; index++) {
     const mine = own.find((b) => b.index === index);
     const theirs = byIndex.get(index);
     if (mine && theirs && sameBinding(mine, theirs)) continue;

@@ -66,6 +66,18 @@ class OtherDecorators {
 }
 
 @Injectable()
+class FirstParameters {
+  @McpTool({ name: 'notes_delete', description: 'x', ...DESTRUCTIVE, preflight: 'get' })
+  delete(@McpCaller('subject') ownerId: string, @McpArg('id') id: string, @McpArg('reason') reason: string) {
+    return { deleted: `${ownerId}/${id}`, reason };
+  }
+
+  get(@McpCaller('subject') ownerId: string, @McpArg('id') id: string) {
+    return `${ownerId}/${id}`;
+  }
+}
+
+@Injectable()
 class TooManyParameters {
   @McpTool({ name: 'notes_delete', description: 'x', ...DESTRUCTIVE, preflight: 'get' })
   delete(@McpArg('id') id: string) {
@@ -104,6 +116,11 @@ describe('preflight bindings', () => {
       "preflight OtherDecorators.get of tool 'notes_delete' (OtherDecorators.delete) binds parameter #1 as @McpArg('id'), " +
         "the tool as @McpCaller('subject'): a preflight is called with its tool's parameters, so give it the tool's parameter decorators or none",
     );
+  });
+
+  it("one that takes the tool's first parameters, decorated alike, boots", async () => {
+    const app = await boot(FirstParameters);
+    await app.close();
   });
 
   it('one without decorators that takes more parameters than the tool binds stops the app', async () => {
