@@ -18,7 +18,7 @@ import { BODY_TOO_LARGE_ANSWER, rawPost } from '@kobana/nest-mcp/testing';
  * by the official MCP clients.
  *
  * Issue 28: in each of the three installs (shared, so no install of its own) the notes app of
- * test/adopters/notes-app — its own API-key guard, `req.user = { id, email, roles }`, a
+ * libs/mcp/examples/api-key-notes — its own API-key guard, `req.user = { id, email, roles }`, a
  * `@CurrentUser()` decorator, services that take the owner's id — is built twice, as CommonJS and
  * as ES modules, and driven the same way: Nest 10, 11 and 12 × CommonJS and ESM.
  */
@@ -62,7 +62,7 @@ async function install(name: string, appModule: string): Promise<void> {
 async function buildNotes(install: string, kind: 'cjs' | 'esm'): Promise<void> {
   const dir = join(scratch, install, `notes-${kind}`);
   await cp(join(root, 'test/adopters/notes-app/builds', kind), dir, { recursive: true });
-  await cp(join(root, 'test/adopters/notes-app/src'), join(dir, 'src'), { recursive: true });
+  await cp(join(root, 'libs/mcp/examples/api-key-notes/src'), join(dir, 'src'), { recursive: true });
   await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir, env });
 }
 
@@ -272,6 +272,8 @@ describe.each(ADOPTERS)('%s, from the README quick start', (name) => {
 });
 
 describe('the notes app adopts with its services and controllers unchanged', () => {
+  /** The app as adopted is the package's example; test/adopters/notes-app/plain holds its files before adopting. */
+  const ADOPTED = '../../../libs/mcp/examples/api-key-notes/src';
   const read = (folder: string, file: string) => readFile(join(root, 'test/adopters/notes-app', folder, file), 'utf8');
   /** The source without what adopting added: the module's decorators and the imports they need. */
   const withoutAnnotations = (source: string): string => {
@@ -300,12 +302,12 @@ describe('the notes app adopts with its services and controllers unchanged', () 
   };
 
   it('the controller is the plain copy byte for byte', async () => {
-    expect(await read('src', 'notes.controller.ts')).toBe(await read('plain', 'notes.controller.ts'));
+    expect(await read(ADOPTED, 'notes.controller.ts')).toBe(await read('plain', 'notes.controller.ts'));
   });
 
   it('the service differs from the plain copy by annotations only: nothing else changed', async () => {
     const plain = await read('plain', 'notes.service.ts');
-    const adopted = await read('src', 'notes.service.ts');
+    const adopted = await read(ADOPTED, 'notes.service.ts');
     expect(withoutAnnotations(adopted)).toBe(withoutAnnotations(plain));
     // 16 new lines (2 imports, 14 of the three @McpTool blocks) and 3 signature lines that gained a
     // parameter decorator in place (list, create, delete): no other line changed, none removed.

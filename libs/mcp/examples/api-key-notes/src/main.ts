@@ -1,0 +1,12 @@
+// Nest's default main.ts, with the port from PORT (0: any free port) and the URL printed.
+import { NestFactory } from '@nestjs/core';
+import type { Server } from 'node:http';
+import { AppModule } from './app.module.js';
+
+async function bootstrap() {
+  const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+  await app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
+  const { port } = (app.getHttpServer() as Server).address() as { port: number };
+  console.log(`MCP endpoint: http://127.0.0.1:${port}/mcp (listening on ${port})`);
+}
+void bootstrap();
