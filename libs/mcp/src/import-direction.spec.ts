@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const FLOORS: readonly (readonly string[])[] = [
   ['protocol'],
   ['auth', 'pages', 'errors.ts', 'state', 'events'],
-  ['mcp.options.ts', 'mcp-config.ts'],
+  ['mcp.options.ts', 'mcp-config.ts', 'host-validation.ts'],
   ['call', 'tasks'],
   ['discovery'],
   ['telemetry'],

@@ -4,7 +4,7 @@ import { ApplicationConfig } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { canonicalResourceUrl, protectedResourceMetadataUrl } from './auth/bearer-challenge.js';
 import { CallerIdentity } from './auth/caller-identity.js';
-import { type ArgumentValidation, argumentValidation } from './http/host-validation.js';
+import { type ArgumentValidation, argumentValidation } from './host-validation.js';
 import type { McpPrincipal } from './auth/principal.js';
 import {
   type McpAccessRequirement,
@@ -128,7 +128,7 @@ export class McpConfig {
 
   /**
    * Tool, prompt and resource arguments are validated by this pipe: the module's option, else the
-   * host's global ValidationPipe, else `{ transform: true }` (http/host-validation.ts). Resolved on
+   * host's global ValidationPipe, else `{ transform: true }` (host-validation.ts). Resolved on
    * first use — at app.init, once main.ts has called useGlobalPipes — and kept.
    */
   get validationPipe(): PipeTransform {

@@ -67,9 +67,10 @@ describe('DtoSchemaBuilder', () => {
         // Not `format: email`: that would refuse internationalised addresses the validator takes (validator-schemas.ts).
         payer_email: { type: 'string', pattern: '^[\\s\\S]+@[^@\\s]+\\.[^@\\s]+$', description: 'Who pays' },
         currency: { enum: ['brl', 'usd'] },
-        reference: { type: 'string', pattern: '^[A-Z]{3}-\\d+$' },
+        // @IsOptional() lets null through: the schema too (optional-null.ts).
+        reference: { type: ['string', 'null'], pattern: '^[A-Z]{3}-\\d+$' },
         lines: { type: 'array', minItems: 1, maxItems: 10, items: { $ref: '#/$defs/LineDto' } },
-        draft: { type: 'boolean' },
+        draft: { type: ['boolean', 'null'] },
       },
       required: ['payer_email', 'currency', 'lines'],
     });

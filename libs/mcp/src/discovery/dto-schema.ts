@@ -1,6 +1,8 @@
 import type { MetadataStorage } from 'class-transformer/types/MetadataStorage.js';
 import * as transformerStorage from 'class-transformer/cjs/storage.js';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { ValidationTypes } from 'class-validator';
+import { allowNullWhereMarked, optionalNullConverter } from './optional-null.js';
 import { VALIDATOR_SCHEMAS } from './validator-schemas.js';
 
 type Schema = Record<string, unknown>;
@@ -20,7 +22,10 @@ const REF_PREFIX = '#/$defs/';
 const OPTIONS = {
   refPointerPrefix: REF_PREFIX,
   classTransformerMetadataStorage: defaultMetadataStorage,
-  additionalConverters: VALIDATOR_SCHEMAS as never,
+  additionalConverters: {
+    ...VALIDATOR_SCHEMAS,
+    [ValidationTypes.CONDITIONAL_VALIDATION]: optionalNullConverter,
+  } as never,
 };
 
 /**
@@ -35,6 +40,11 @@ export class DtoSchemaBuilder {
     const root: Schema = { type: 'object', properties: {}, ...(targetConstructorToSchema(dto, OPTIONS) as Schema) };
     const defs: Record<string, Schema> = {};
     this.collectRefs(root, defs);
+    allowNullWhereMarked(root);
+    for (const [name, def] of Object.entries(defs)) {
+      defs[name] = structuredClone(def);
+      allowNullWhereMarked(defs[name]);
+    }
     const schema: Schema = { ...root, type: 'object' };
     if (closed) schema.additionalProperties = false;
     if (Object.keys(defs).length > 0) {

@@ -71,7 +71,34 @@ const dateProperty =
     validator(target, key);
   };
 
+const both =
+  (...decorators: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) => {
+    for (const decorator of decorators) decorator(target, key);
+  };
+
 const CASES: Case[] = [
+  [
+    'IsOptional + IsString',
+    both(cv.IsOptional(), cv.IsString()),
+    String,
+    fc.oneof(fc.constant(null), text, any),
+    'exact',
+  ],
+  [
+    'IsOptional + IsIn',
+    both(cv.IsOptional(), cv.IsIn(['a', 'b'])),
+    String,
+    fc.oneof(fc.constantFrom(null, 'a', 'c'), any),
+    'exact',
+  ],
+  [
+    'IsOptional + Equals',
+    both(cv.IsOptional(), cv.Equals('yes')),
+    String,
+    fc.oneof(fc.constantFrom(null, 'yes', 'no'), any),
+    'exact',
+  ],
   ['IsString', cv.IsString(), String, fc.oneof(text, any), 'exact'],
   ['IsNumber', cv.IsNumber(), Number, fc.oneof(numbers, any), 'exact'],
   ['IsInt', cv.IsInt(), Number, fc.oneof(numbers, any), 'exact'],

@@ -102,7 +102,7 @@ describe.each(ERAS)('tools/list, %s era', (era, build) => {
       type: 'object',
       properties: {
         note_id: { type: 'string', description: 'The id of the note' },
-        title: { type: 'string', minLength: 1, maxLength: 80 },
+        title: { type: ['string', 'null'], minLength: 1, maxLength: 80 },
       },
       required: ['note_id'],
       additionalProperties: false,
@@ -136,8 +136,8 @@ describe('no schema work and no serialization on the request path', () => {
       type: 'object',
       properties: {
         text: { type: 'string', minLength: 1, maxLength: 100, description: 'Text to echo back' },
-        times: { type: 'integer', minimum: 1, maximum: 5 },
-        mode: { type: 'string', enum: ['upper', 'lower'] },
+        times: { type: ['integer', 'null'], minimum: 1, maximum: 5 },
+        mode: { type: ['string', 'null'], enum: ['upper', 'lower', null] },
       },
       required: ['text'],
       additionalProperties: false,
