@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { plainToInstance, Type } from 'class-transformer';
 import * as cv from 'class-validator';
 import fc from 'fast-check';
+import { checkProperty } from '../../test/support/properties.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
 
 /**
@@ -15,7 +16,10 @@ import { DtoSchemaBuilder } from './dto-schema.js';
  */
 const SEED = 28;
 const RUNS = 300;
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+// ajv-formats is CommonJS with `exports.default`: under ESM loaders the function is the module or its `default`.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ allowUnionTypes: true }));
 
 enum Colour {
@@ -236,12 +240,13 @@ function dtoWith(decorator: PropertyDecorator, designType: unknown): new () => {
 }
 
 describe('each mapped class-validator decorator: the schema agrees with the validator', () => {
-  it.each(CASES)('%s', (_name, decorator, designType, values, agreement) => {
+  it.each(CASES)('%s', async (name, decorator, designType, values, agreement) => {
     const Dto = dtoWith(decorator, designType);
     const schema = new DtoSchemaBuilder().build(Dto);
     const check = ajv.compile(schema);
     const seen = { accepted: 0, refused: 0 };
-    fc.assert(
+    await checkProperty(
+      `the schema of ${name} agrees with its validator`,
       fc.property(values, (value) => {
         // What ValidationPipe does with `transform`: the instance first, then its validation.
         const errors = cv.validateSync(plainToInstance(Dto, { v: value }));

@@ -78,8 +78,14 @@ export const VALIDATOR_SCHEMAS: Readonly<Record<string, Converter>> = {
   [cv.IS_HEX_COLOR]: { type: 'string', pattern: '^#?([0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' },
   [cv.IS_HEXADECIMAL]: { type: 'string', pattern: '^(0[xXhH])?[0-9a-fA-F]+$' },
   [cv.IS_MONGO_ID]: { type: 'string', pattern: '^([0-9a-fA-F]{24}|0[xXhH][0-9a-fA-F]{22})$' },
-  [cv.CONTAINS]: (meta) => ({ type: 'string', pattern: escapeRegExp(String(meta.constraints[0])) }),
-  [cv.NOT_CONTAINS]: (meta) => ({ type: 'string', not: { pattern: escapeRegExp(String(meta.constraints[0])) } }),
+  [cv.CONTAINS]: (meta) => {
+    const seed = meta.constraints[0];
+    return typeof seed === 'string' ? { type: 'string', pattern: escapeRegExp(seed) } : STRING;
+  },
+  [cv.NOT_CONTAINS]: (meta) => {
+    const seed = meta.constraints[0];
+    return typeof seed === 'string' ? { type: 'string', not: { pattern: escapeRegExp(seed) } } : STRING;
+  },
   [cv.MATCHES]: (meta) => {
     const [pattern, modifiers] = meta.constraints as [RegExp | string, string | undefined];
     return patternOf(typeof pattern === 'string' ? new RegExp(pattern, modifiers) : pattern);
@@ -93,7 +99,10 @@ export const VALIDATOR_SCHEMAS: Readonly<Record<string, Converter>> = {
   [cv.IS_EMAIL]: { type: 'string', pattern: '^[\\s\\S]+@[^@\\s]+\\.[^@\\s]+$' },
   [cv.IS_URL]: (meta) => ({ type: 'string', pattern: urlPattern(meta.constraints[0] as UrlOptions | undefined) }),
   [cv.IS_FQDN]: STRING,
-  [cv.IS_IP]: (meta) => (String(meta.constraints[0]) === '4' ? { type: 'string', format: 'ipv4' } : STRING),
+  [cv.IS_IP]: (meta) => {
+    const version = meta.constraints[0];
+    return version === 4 || version === '4' ? { type: 'string', format: 'ipv4' } : STRING;
+  },
   [cv.IS_SURROGATE_PAIR]: STRING,
   // Formats that no JSON Schema validator knows: said as content, or not at all.
   [cv.IS_BASE64]: { type: 'string', contentEncoding: 'base64' },
