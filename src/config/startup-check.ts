@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { AppConfig } from './app-config.js';
 import { describeValue } from '@kobana/nest-mcp';
+import { poolerProblem, refusedParameterProblem } from './pooler-check.js';
 
 /** Below this, MCP_STATE_KEY is refused: it seals cursors, request state and stored secrets. */
 export const MIN_STATE_KEY_BYTES = 32;
@@ -101,14 +102,18 @@ export async function databaseProblem(url: string): Promise<string | undefined> 
   } catch {
     return 'DATABASE_URL must be a postgres:// URL (postgres://user:password@host:port/database)';
   }
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
-    return undefined;
+    return await poolerProblem(client, url, PROBE_TIMEOUT_MS);
   } catch (error) {
-    return `DATABASE_URL: cannot use PostgreSQL at ${where} (${causeOf(error)})`;
+    return refusedParameterProblem(error) ?? `DATABASE_URL: cannot use PostgreSQL at ${where} (${causeOf(error)})`;
   } finally {
     await client.end().catch(() => undefined);
   }
