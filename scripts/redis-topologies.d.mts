@@ -12,6 +12,11 @@ export interface RunningRedisSentinel {
   primaryPort(): number;
   /** SIGKILLs the current primary; resolves once the Sentinels have promoted the replica. */
   killPrimary(): Promise<{ killed: number; promoted: number }>;
+  /** Failovers the Sentinels have made so far. */
+  failovers(): number;
   stop(): Promise<void>;
 }
-export declare function startRedisSentinel(name?: string): Promise<RunningRedisSentinel>;
+export declare function startRedisSentinel(
+  name?: string,
+  options?: { downAfterMs?: number },
+): Promise<RunningRedisSentinel>;

@@ -2,7 +2,7 @@
 // primaries, and a primary with one replica watched by three Sentinels — real redis-server and
 // redis-cli (Debian's redis package), on ephemeral loopback ports, in a folder of their own.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,10 +97,11 @@ export async function startRedisCluster() {
 }
 
 /**
- * A primary, one replica, three Sentinels (quorum 2, a primary down after 1 s). `killPrimary()`
- * SIGKILLs whichever server is the primary now and resolves once the Sentinels name another.
+ * A primary, one replica, three Sentinels (quorum 2, a primary down after `downAfterMs`: long
+ * enough that a loaded test machine is not taken for a dead primary). `killPrimary()` SIGKILLs
+ * whichever server is the primary now and resolves once the Sentinels name another.
  */
-export async function startRedisSentinel(name = 'kadu') {
+export async function startRedisSentinel(name = 'kadu', { downAfterMs = 3000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'kadu-redis-sentinel-'));
   const [primaryPort, replicaPort, ...sentinelPorts] = await freePorts(5);
   const data = ['--save', '', '--appendonly', 'no'];
@@ -116,13 +117,15 @@ export async function startRedisSentinel(name = 'kadu') {
         `port ${port}`,
         'bind 127.0.0.1',
         `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
-        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
         `sentinel failover-timeout ${name} 5000`,
         `sentinel parallel-syncs ${name} 1`,
         '',
       ].join('\n'),
     );
-    const child = spawn('redis-server', [file, '--sentinel'], { stdio: 'ignore' });
+    const child = spawn('redis-server', [file, '--sentinel', '--logfile', join(dir, `sentinel-${port}.log`)], {
+      stdio: 'ignore',
+    });
     return { port, child, exited: new Promise((resolve) => child.once('exit', resolve)) };
   });
   const all = [...servers, ...sentinels];
@@ -153,6 +156,16 @@ export async function startRedisSentinel(name = 'kadu') {
       await until('the Sentinels promote the replica', () => primaryNow() !== before && primaryNow() > 0, 30_000);
       return { killed: before, promoted: primaryNow() };
     },
+    /** Failovers the Sentinels have made so far (their +switch-master events). */
+    failovers: () => failoversIn(dir, sentinelPorts[0]),
     stop: () => stopAll(all, dir),
   };
+}
+
+function failoversIn(dir, port) {
+  try {
+    return readFileSync(join(dir, `sentinel-${port}.log`), 'utf8').split('+switch-master').length - 1;
+  } catch {
+    return 0;
+  }
 }

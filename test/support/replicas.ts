@@ -112,7 +112,7 @@ export class ReplicaSet {
   private readonly folders: string[] = [];
   private started = 0;
   /** The Redis Cluster or Sentinel setup this set runs on (KADU_TEST_REDIS_TOPOLOGY), stopped with it. */
-  private topology?: { stop(): Promise<void> };
+  private topology?: { stop(): Promise<void>; failovers?(): number };
 
   private constructor(
     private readonly options: ReplicaSetOptions,
@@ -214,6 +214,8 @@ export class ReplicaSet {
   async stop(): Promise<void> {
     await Promise.all(this.replicas.map((r) => r.stop()));
     await this.balancer.stop();
+    const failovers = this.topology?.failovers?.();
+    if (failovers) console.warn(`replica set: the Sentinels failed the Redis primary over ${failovers} time(s)`);
     await this.topology?.stop();
     for (const folder of this.folders) rmSync(folder, { recursive: true, force: true });
     const client = new pg.Client({ connectionString: PG_URL });
