@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { pgbouncerMissing, startPgbouncer } from '../scripts/pgbouncer.mjs';
 import pg from 'pg';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -185,6 +186,16 @@ const distributed = {
   schema: `kadu_bench_${randomBytes(6).toString('hex')}`,
   prefix: `kadu-bench-${randomBytes(6).toString('hex')}:`,
 };
+// The same topology with PostgreSQL behind PgBouncer in transaction pooling (issue 33), when the
+// machine has it (.ci/run installs it): its own schema and prefix, the pooler on an ephemeral port.
+const pooled = pgbouncerMissing()
+  ? undefined
+  : {
+      schema: `kadu_bench_pgb_${randomBytes(6).toString('hex')}`,
+      prefix: `kadu-bench-pgb-${randomBytes(6).toString('hex')}:`,
+      bouncer: await startPgbouncer(PG_URL, { mode: 'transaction', poolSize: 20 }),
+    };
+if (!pooled) console.log(`bench: no PgBouncer here (${pgbouncerMissing()}): the pooled scenario is left out`);
 const kadu = await start(
   'kadu',
   [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/bench/fixtures/kadu-echo.main.js'],
@@ -203,6 +214,16 @@ const kaduDist = await start('kadu-distributed', ['dist/bench/fixtures/kadu-echo
   REDIS_URL,
   REDIS_PREFIX: distributed.prefix,
 });
+const kaduPooled =
+  pooled &&
+  (await start('kadu-pgbouncer', ['dist/bench/fixtures/kadu-echo.main.js'], {
+    ...kaduEnv,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-pgb-')),
+    DATABASE_URL: pooled.bouncer.url,
+    DATABASE_SCHEMA: pooled.schema,
+    REDIS_URL,
+    REDIS_PREFIX: pooled.prefix,
+  }));
 // The module alone (5 tools, no authentication) beside the Kadu doors: the Kadu ÷ module ratio is
 // taken between servers measured seconds apart, like every acceptance ratio.
 const module5 = await start('module-5', ['dist/bench/fixtures/scale.main.js', '5']);
@@ -253,8 +274,24 @@ try {
       request: auth(kaduDist.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
       pid: kaduDist.child.pid,
     },
+    ...(kaduPooled
+      ? [
+          {
+            name: 'kadu_pgb.rest',
+            url: `${kaduPooled.url}/api/v1/bench/echo`,
+            request: rest(kaduPooled),
+            pid: kaduPooled.child.pid,
+          },
+          {
+            name: 'kadu_pgb.mcp_2026',
+            url: `${kaduPooled.url}/mcp`,
+            request: auth(kaduPooled.mcp, modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo')),
+            pid: kaduPooled.child.pid,
+          },
+        ]
+      : []),
   ]);
-  await Promise.all([traced.stop(), kaduDist.stop(), module5.stop()]);
+  await Promise.all([traced.stop(), kaduDist.stop(), module5.stop(), kaduPooled?.stop()]);
   console.log(
     `OTLP received from the traced app: ${(otlpBytes.traces / 1e6).toFixed(1)} MB of spans, ${(otlpBytes.metrics / 1e3).toFixed(1)} kB of metrics`,
   );
@@ -271,7 +308,7 @@ try {
     `memory over ${CFG.longRun} requests: ${memory.start.toFixed(1)} → ${memory.half.toFixed(1)} → ${memory.end.toFixed(1)} MB RSS`,
   );
 } finally {
-  await Promise.all([kadu.stop(), traced.stop(), kaduDist.stop(), module5.stop()]);
+  await Promise.all([kadu.stop(), traced.stop(), kaduDist.stop(), module5.stop(), kaduPooled?.stop()]);
   sink.close();
   await dropDistributed();
 }
@@ -281,15 +318,19 @@ async function dropDistributed() {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   await client.query(`drop schema if exists ${distributed.schema} cascade`);
+  if (pooled) await client.query(`drop schema if exists ${pooled.schema} cascade`);
   await client.end();
+  await pooled?.bouncer.stop();
   const redis = new Redis(REDIS_URL, { lazyConnect: true });
   await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${distributed.prefix}*`, 'COUNT', 500);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  for (const prefix of [distributed.prefix, ...(pooled ? [pooled.prefix] : [])]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   redis.disconnect();
 }
 
@@ -372,6 +413,12 @@ const ratios = {
   ),
   distributed_mcp_vs_rest: m('kadu_dist.mcp_2026', 'kadu_dist.rest'),
   distributed_vs_embedded_mcp: m('kadu_dist.mcp_2026', 'kadu.mcp_2026'),
+  ...(kaduPooled
+    ? {
+        pgbouncer_vs_direct_mcp: m('kadu_pgb.mcp_2026', 'kadu_dist.mcp_2026'),
+        pgbouncer_vs_direct_rest: m('kadu_pgb.rest', 'kadu_dist.rest'),
+      }
+    : {}),
 };
 // The targets of both rounds (reported, not a test: a run on a loaded machine may miss one).
 const TARGETS = {

@@ -2,6 +2,11 @@
 // PostgreSQL (data), Redis (MCP state store, execution queue) and an S3-compatible server (files),
 // then the multi-replica suite (three app processes behind a balancer). When a service is unreachable
 // it fails in CI (CI set: .ci/run starts both first) and, outside CI, skips the pass saying why.
+//
+// PostgreSQL is reached through PgBouncer in transaction pooling (scripts/pgbouncer.mjs, started
+// here on an ephemeral port), as operators deploy it: every transaction may get another server
+// connection, so anything that leaned on session state fails here. KADU_TEST_PGBOUNCER=off runs
+// the pass on the direct connection.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
@@ -9,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import pg from 'pg';
+import { pgbouncerMissing, startPgbouncer } from './pgbouncer.mjs';
 
 const pgUrl = process.env.KADU_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.KADU_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -48,6 +54,12 @@ const redisUp = await new Promise((resolve) => {
 });
 if (!redisUp) skipOrFail(`Redis at ${hide(redisUrl)} is unreachable`);
 
+const throughPgbouncer = process.env.KADU_TEST_PGBOUNCER !== 'off';
+if (throughPgbouncer && pgbouncerMissing())
+  skipOrFail(`${pgbouncerMissing()} is missing (KADU_TEST_PGBOUNCER=off: direct)`);
+// Three replicas × 10 connections and every parallel test app share 20 server connections.
+const bouncer = throughPgbouncer ? await startPgbouncer(pgUrl, { mode: 'transaction', poolSize: 20 }) : undefined;
+
 // The object store: a local S3-compatible server on an ephemeral port, served by this process
 // (so the test runs below are spawned asynchronously), with the bucket the tests share.
 const s3Dir = mkdtempSync(join(tmpdir(), 'kadu-s3-pass-'));
@@ -63,7 +75,8 @@ const s3Endpoint = `http://127.0.0.1:${(await s3.run()).port}`;
 const env = {
   ...process.env,
   KADU_TEST_TOPOLOGY: 'distributed',
-  KADU_TEST_DATABASE_URL: pgUrl,
+  KADU_TEST_DATABASE_URL: bouncer?.url ?? pgUrl,
+  KADU_TEST_DATABASE_DIRECT_URL: pgUrl,
   KADU_TEST_REDIS_URL: redisUrl,
   KADU_TEST_S3_ENDPOINT: s3Endpoint,
   KADU_TEST_S3_BUCKET: 'kadu-distributed',
@@ -81,20 +94,22 @@ const vitest = (args) =>
 // `node scripts/test-distributed.mjs <files…>` runs only those files in this topology (no replicas):
 // what a developer, or `npm run fuzz:explore` with FUZZ_TOPOLOGY=distributed, needs for one suite.
 const only = process.argv.slice(2);
+const via = bouncer ? ` through PgBouncer (transaction pooling, ${bouncer.url.replace(/\/\/[^@]*@/, '//')})` : '';
 let status;
 try {
   if (only.length) {
-    console.log(`test:distributed: ${only.join(', ')} against PostgreSQL, Redis and an S3-compatible server`);
+    console.log(`test:distributed: ${only.join(', ')} against PostgreSQL${via}, Redis and an S3-compatible server`);
     status = await vitest(only);
   } else {
     console.log(
-      `test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`,
+      `test:distributed: the Kadu tests against PostgreSQL ${hide(pgUrl)}${via}, Redis ${hide(redisUrl)} and an S3-compatible server (${s3Endpoint})`,
     );
     status = await vitest(['test/kadu', 'test/e2e']);
     console.log('test:distributed: three replicas behind a balancer (test/replicas)');
     status = (await vitest(['--config', 'vitest.replicas.config.mts'])) || status;
   }
 } finally {
+  await bouncer?.stop();
   await s3.close();
   rmSync(s3Dir, { recursive: true, force: true });
 }

@@ -1,3 +1,4 @@
+import { describeRedis } from '@kobana/nest-mcp/redis';
 import { resolve } from 'node:path';
 import type { AppConfig } from './config/app-config.js';
 
@@ -38,14 +39,14 @@ export function bannerLines(f: BannerFacts): string[] {
 }
 
 function topology(config: AppConfig): string {
-  if (!config.databaseUrl && !config.redisUrl)
+  if (!config.databaseUrl && !config.redis)
     return 'embedded (PGlite in the data folder, in-process queue, state in memory)';
   const parts = [
     config.databaseUrl
       ? `PostgreSQL ${where(config.databaseUrl)}${config.databaseSchema ? ` schema ${config.databaseSchema}` : ''}`
       : 'PGlite in the data folder',
-    config.redisUrl
-      ? `Redis ${where(config.redisUrl)} prefix ${config.redisPrefix} (state store and BullMQ queue)`
+    config.redis
+      ? `${describeRedis(config.redis)} prefix ${config.redisPrefix} (state store and BullMQ queue)`
       : 'in-process queue, state in memory',
   ];
   return `distributed (${parts.join('; ')})`;

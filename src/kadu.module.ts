@@ -35,6 +35,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { KaduMcpState } from './mcp/kadu-mcp.options.js';
 import { MembersService } from './members/members.service.js';
 import { MEMBERSHIP_CHANGES, RedisMembershipChanges } from './orgs/membership-changes.js';
+import { hashTagged } from '@kobana/nest-mcp/redis';
 import { OrgContextService } from './orgs/org-context.service.js';
 import { SecretEntryController } from './secrets/secret-entry.controller.js';
 import { SECRET_VALUE_BOX, SecretEntryLinks } from './secrets/secret-entry-links.js';
@@ -80,11 +81,12 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
       provide: EXECUTION_QUEUE,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) =>
-        c.redisUrl
+        c.redis
           ? new TracedExecutionQueue(
               new BullExecutionQueue({
-                redisUrl: c.redisUrl,
-                prefix: `${c.redisPrefix}queue`,
+                redis: c.redis,
+                // One slot for all of BullMQ's keys (its scripts take several) in Redis Cluster.
+                prefix: c.redis.mode === 'cluster' ? hashTagged(`${c.redisPrefix}queue`) : `${c.redisPrefix}queue`,
                 lockMs: c.queueLockMs,
                 timeoutMs: c.dependencyTimeoutMs,
               }),
@@ -108,7 +110,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
       provide: MEMBERSHIP_CHANGES,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig) =>
-        c.redisUrl ? new RedisMembershipChanges(c.redisUrl, c.redisPrefix, c.dependencyTimeoutMs) : null,
+        c.redis ? new RedisMembershipChanges(c.redis, c.redisPrefix, c.dependencyTimeoutMs) : null,
     },
     OrgContextService,
     // The bearer strategies apply the member's current role to every verified token (AuthModule).

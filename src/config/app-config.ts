@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import type { RedisTopology } from '@kobana/nest-mcp/redis';
+import { redisTopology } from './redis-config.js';
 
 /** Everything the app reads from its environment, resolved once. */
 export interface AppConfig {
@@ -8,7 +10,8 @@ export interface AppConfig {
   readonly dataDir: string;
   readonly publicBaseUrl: string;
   readonly databaseUrl?: string;
-  readonly redisUrl?: string;
+  /** Where Redis is: REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (redis-config.ts). */
+  readonly redis?: RedisTopology;
   /** Key prefix in Redis (REDIS_PREFIX), so several deployments can share one server. */
   readonly redisPrefix: string;
   readonly mcpStateKey?: string;
@@ -146,7 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: resolve(env.DATA_DIR ?? './data'),
     publicBaseUrl,
     databaseUrl: env.DATABASE_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
+    redis: check(() => redisTopology(env), undefined),
     redisPrefix: env.REDIS_PREFIX ?? 'kadu:',
     mcpStateKey: env.MCP_STATE_KEY || undefined,
     oauthIssuer: env.OAUTH_ISSUER ?? publicBaseUrl,
@@ -170,7 +173,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryBaseMs: check(() => number(env.WEBHOOK_RETRY_BASE_MS, 1000, 'WEBHOOK_RETRY_BASE_MS'), 1000),
     webhookMaxAttempts: check(() => number(env.WEBHOOK_MAX_ATTEMPTS, 5, 'WEBHOOK_MAX_ATTEMPTS'), 5),
     webhookTimeoutMs: check(() => number(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'), 5000),
-    executionConcurrency: check(() => concurrency(env.KADU_EXECUTION_CONCURRENCY, Boolean(env.REDIS_URL)), 2),
+    executionConcurrency: check(
+      () =>
+        concurrency(
+          env.KADU_EXECUTION_CONCURRENCY,
+          Boolean(env.REDIS_URL || env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS),
+        ),
+      2,
+    ),
     stepDelayMs: check(() => number(env.KADU_STEP_DELAY_MS, 0, 'KADU_STEP_DELAY_MS'), 0),
     databaseSchema: check(() => schema(env.DATABASE_SCHEMA), undefined),
     rateLimits: {
@@ -268,7 +278,9 @@ function concurrency(value: string | undefined, sharedQueue: boolean): number {
   const n = number(value, 2, 'KADU_EXECUTION_CONCURRENCY');
   if (!Number.isInteger(n)) throw new Error(`KADU_EXECUTION_CONCURRENCY must be an integer, got '${value}'`);
   if (n === 0 && !sharedQueue)
-    throw new Error('KADU_EXECUTION_CONCURRENCY=0 needs REDIS_URL: with the in-process queue nothing would ever run');
+    throw new Error(
+      'KADU_EXECUTION_CONCURRENCY=0 needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): with the in-process queue nothing would ever run',
+    );
   return n;
 }
 

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { createRedis, describeRedis, type RedisTopology, topologyOf } from '@kobana/nest-mcp/redis';
 import pg from 'pg';
 import type { AppConfig } from './app-config.js';
 import { describeValue } from '@kobana/nest-mcp';
+import { poolerProblem, refusedParameterProblem } from './pooler-check.js';
 
 /** Below this, MCP_STATE_KEY is refused: it seals cursors, request state and stored secrets. */
 export const MIN_STATE_KEY_BYTES = 32;
@@ -27,7 +28,7 @@ export async function startupProblems(
     ...extraPorts.map((p) => portProblem(p.name, p.host, p.port)),
     dataDirProblem(config.dataDir),
     config.databaseUrl ? databaseProblem(config.databaseUrl) : undefined,
-    config.redisUrl ? redisProblem(config.redisUrl) : undefined,
+    config.redis ? redisProblem(config.redis) : undefined,
   ]);
   return [...problems, ...probes.filter((p): p is string => p !== undefined)];
 }
@@ -35,7 +36,7 @@ export async function startupProblems(
 /** The rules no probe is needed for. */
 export function policyProblems(config: AppConfig, env: NodeJS.ProcessEnv): string[] {
   const problems: string[] = [];
-  const distributed = [config.databaseUrl && 'DATABASE_URL', config.redisUrl && 'REDIS_URL']
+  const distributed = [config.databaseUrl && 'DATABASE_URL', config.redis && redisVariable(config.redis)]
     .filter(Boolean)
     .join(' and ');
   if (config.mcpStateKey !== undefined && Buffer.byteLength(config.mcpStateKey) < MIN_STATE_KEY_BYTES) {
@@ -101,47 +102,77 @@ export async function databaseProblem(url: string): Promise<string | undefined> 
   } catch {
     return 'DATABASE_URL must be a postgres:// URL (postgres://user:password@host:port/database)';
   }
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+    query_timeout: PROBE_TIMEOUT_MS,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
-    return undefined;
+    return await poolerProblem(client, url, PROBE_TIMEOUT_MS);
   } catch (error) {
-    return `DATABASE_URL: cannot use PostgreSQL at ${where} (${causeOf(error)})`;
+    return refusedParameterProblem(error) ?? `DATABASE_URL: cannot use PostgreSQL at ${where} (${causeOf(error)})`;
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
-export async function redisProblem(url: string): Promise<string | undefined> {
-  let where: string;
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('protocol');
-    where = `${parsed.hostname || 'localhost'}:${parsed.port || 6379}`;
-  } catch {
-    return `REDIS_URL must be a redis:// or rediss:// URL (redis://host:port/db), got '${url.length > 80 ? `${url.slice(0, 80)}…` : url}'`;
+/** The variable an operator set for this topology, to name it in a message. */
+const redisVariable = (topology: RedisTopology): string =>
+  ({ standalone: 'REDIS_URL', cluster: 'REDIS_CLUSTER_NODES', sentinel: 'REDIS_SENTINELS' })[topology.mode];
+
+export async function redisProblem(target: string | RedisTopology): Promise<string | undefined> {
+  const topology = topologyOf(target);
+  const variable = redisVariable(topology);
+  if (topology.mode === 'standalone') {
+    const url = topology.url;
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') throw new Error('protocol');
+    } catch {
+      return `REDIS_URL must be a redis:// or rediss:// URL (redis://host:port/db), got '${url.length > 80 ? `${url.slice(0, 80)}…` : url}'`;
+    }
   }
-  const redis = new Redis(url, {
+  const redis = createRedis(topology, {
     lazyConnect: true,
     connectTimeout: PROBE_TIMEOUT_MS,
+    commandTimeout: PROBE_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
-    enableOfflineQueue: false,
+    enableOfflineQueue: topology.mode === 'cluster', // a cluster sends nothing before it has its slots
   });
   // The connection's own error (ECONNREFUSED…) says more than the rejection ("Connection is closed").
   let cause: unknown;
   redis.on('error', (error) => (cause ??= error));
   try {
-    await redis.connect();
-    await redis.ping();
+    await bounded(redis.connect(), PROBE_TIMEOUT_MS);
+    await bounded(redis.ping(), PROBE_TIMEOUT_MS);
+    if (topology.mode === 'cluster') {
+      const info = String(await bounded(redis.cluster('INFO'), PROBE_TIMEOUT_MS));
+      if (!/cluster_state:ok/.test(info))
+        return `${variable}: the Redis Cluster is not serving every slot (cluster_state is not ok)`;
+    }
     return undefined;
   } catch (error) {
-    return `REDIS_URL: cannot use Redis at ${where} (${causeOf(cause ?? error)})`;
+    const where =
+      topology.mode === 'standalone'
+        ? `Redis at ${describeRedis(topology).replace(/^Redis /, '')}`
+        : describeRedis(topology);
+    return `${variable}: cannot use ${where} (${causeOf(cause ?? error)})`;
   } finally {
     redis.disconnect();
   }
+}
+
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => undefined);
+  return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
 }
 
 /** The most telling short cause of a connection failure: its code, else its first line. */

@@ -176,6 +176,16 @@ alter table webhook_deliveries add column claimed_until timestamptz`,
 alter table secret_entry_links add column canceled_at timestamptz;
 create index secret_entry_links_open on secret_entry_links (secret_id) where used_at is null and canceled_at is null`,
   },
+  {
+    id: 4,
+    name: 'executions resume after an outage: run token, resumes, where the run began',
+    // run_token fences every write of a run (a worker that lost its hold writes nothing once another
+    // took over); resumes bounds how often one run is taken up again; run_start_seq is the last step
+    // recorded before the run began, so a resumed run replays the steps after it instead of redoing them.
+    sql: `alter table executions add column run_token text;
+alter table executions add column resumes integer not null default 0;
+alter table executions add column run_start_seq integer`,
+  },
 ];
 
 /**

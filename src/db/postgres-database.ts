@@ -25,6 +25,15 @@ const CONNECTION_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|timeout expired/i;
 // The server cancelled a statement that ran past statement_timeout: the same bound, seen from the server.
 const STATEMENT_TIMEOUT = '57014';
+// A COMMIT or ROLLBACK is not cut short because its statement used the call's budget up.
+const COMMIT_MS = 1000;
+
+// The client's own timer waits this much past the server's statement_timeout, so a statement the
+// server cancels (a held lock: 57014) answers 503 without taking the connection for lost; the timer
+// still ends a call the server never answers (partition).
+const SERVER_FIRST_MS = 250;
+
+type Run = <R>(sql: string, params?: readonly unknown[]) => Promise<R[]>;
 
 class QueryTimeout extends Error {
   constructor(ms: number) {
@@ -58,6 +67,12 @@ export interface PostgresOptions {
  * The distributed topology: a PostgreSQL server shared by every replica. Every call is bounded
  * (connection acquire and statement together), a connection whose statement overran is destroyed
  * rather than reused, and while the server is away calls are refused at once (AvailabilityGate).
+ *
+ * PgBouncer-safe (docs/operators/topologies.md, "PostgreSQL behind PgBouncer"): the connection
+ * carries no session state — no startup parameters, no session SET, no session advisory lock,
+ * LISTEN or named prepared statement. Every call is one transaction that opens with
+ * `SET LOCAL statement_timeout` and `SET LOCAL search_path`, so a transaction-pooling proxy that
+ * hands each transaction a different server connection still bounds it and keeps it in the schema.
  */
 export class PostgresDatabase implements Database {
   readonly driver = 'postgres' as const;
@@ -66,6 +81,7 @@ export class PostgresDatabase implements Database {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly timeoutMs: number,
+    private readonly schema: string | undefined,
   ) {
     this.gate = new AvailabilityGate('Database', () => this.probe());
   }
@@ -75,13 +91,10 @@ export class PostgresDatabase implements Database {
       connectionString: url,
       max: 10,
       connectionTimeoutMillis: options.timeoutMs,
-      // The server stops a statement the client has given up on.
-      statement_timeout: options.timeoutMs,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
     // An idle client that errors (server restart, partition) must not crash the process.
     pool.on('error', () => undefined);
-    const db = new PostgresDatabase(pool, options.timeoutMs);
+    const db = new PostgresDatabase(pool, options.timeoutMs, options.schema);
     if (options.schema) {
       const schema = options.schema;
       await db.transaction(
@@ -95,26 +108,23 @@ export class PostgresDatabase implements Database {
     return db;
   }
 
+  /**
+   * One statement, in a transaction of its own (its bound and schema are transaction-local). The
+   * call keeps one budget: acquire, BEGIN and the statement share it; COMMIT gets what is left, at
+   * least COMMIT_MS.
+   */
   query<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return this.withClient(async (run) => run<T>(sql, params));
+    return this.withClient((run, remainingMs) => this.inTransaction(run, remainingMs(), () => run<T>(sql, params)), {
+      oneBudget: true,
+    });
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>, options: { timeoutMs?: number } = {}): Promise<T> {
     return this.withClient(
-      async (run) => {
-        await run('begin');
-        if (options.timeoutMs) await run(`set local statement_timeout = ${Math.floor(options.timeoutMs)}`);
-        try {
-          const result = await work({ query: run });
-          await run('commit');
-          return result;
-        } catch (error) {
-          await run('rollback').catch(() => undefined);
-          throw error;
-        }
+      (run) => this.inTransaction(run, options.timeoutMs ?? this.timeoutMs, () => work({ query: run })),
+      {
+        statementMs: options.timeoutMs,
       },
-      false,
-      options.timeoutMs,
     );
   }
 
@@ -127,22 +137,47 @@ export class PostgresDatabase implements Database {
     await this.pool.end();
   }
 
+  private async inTransaction<T>(run: Run, statementMs: number, work: () => Promise<T>): Promise<T> {
+    // One round trip: the simple protocol takes several statements when they have no parameters.
+    await run(this.opening(statementMs));
+    try {
+      const result = await work();
+      await run('commit');
+      return result;
+    } catch (error) {
+      await run('rollback').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * BEGIN with the transaction's own statement timeout (the server cancels a statement the client
+   * has given up on: 57014) and search path — never session state, which a pooler would hand to
+   * the next client or lose. The schema is a checked identifier (app-config.ts), quoted anyway.
+   */
+  private opening(statementMs: number): string {
+    const parts = ['begin', `set local statement_timeout = ${Math.max(1, Math.floor(statementMs))}`];
+    if (this.schema) parts.push(`set local search_path = "${this.schema.replaceAll('"', '""')}"`);
+    return parts.join('; ');
+  }
+
   /** What the gate runs while the server is away: one real round trip, bounded like any call. */
   private async probe(): Promise<void> {
-    await this.withClient(async (run) => run('select 1'), true);
+    await this.withClient(async (run) => run('select 1'), { probing: true });
   }
 
   /**
    * Runs `work` on one pooled connection. The first statement shares the call's budget with the
-   * connection acquire (one call, one timeout); later statements of a transaction get their own.
+   * connection acquire (one call, one timeout); later statements of a transaction get their own,
+   * unless `oneBudget` (a single query: every statement takes what is left of the call's).
    */
   private async withClient<T>(
-    work: (run: <R>(sql: string, params?: readonly unknown[]) => Promise<R[]>) => Promise<T>,
-    probing = false,
-    statementMs = this.timeoutMs,
+    work: (run: Run, remainingMs: () => number) => Promise<T>,
+    options: { probing?: boolean; statementMs?: number; oneBudget?: boolean } = {},
   ): Promise<T> {
-    if (this.gate.isDown && !probing) throw unavailable();
+    if (this.gate.isDown && !options.probing) throw unavailable();
     const started = Date.now();
+    const remainingMs = (): number => Math.max(1, this.timeoutMs - (Date.now() - started));
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -156,17 +191,21 @@ export class PostgresDatabase implements Database {
     let first = true;
     const run = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
       if (broken) throw broken;
-      const budget = first ? Math.max(1, this.timeoutMs - (Date.now() - started)) : statementMs;
+      const ending = sql === 'commit' || sql === 'rollback';
+      const budget =
+        first || options.oneBudget
+          ? Math.max(remainingMs(), ending ? COMMIT_MS : 0)
+          : (options.statementMs ?? this.timeoutMs);
       first = false;
       try {
-        return (await bounded(client.query(sql, params as unknown[]), budget)).rows as R[];
+        return (await bounded(client.query(sql, params as unknown[]), budget + SERVER_FIRST_MS)).rows as R[];
       } catch (error) {
         if (lostConnection(error)) broken ??= error;
         throw error;
       }
     };
     try {
-      return await work(run);
+      return await work(run, remainingMs);
     } catch (error) {
       throw this.failed(broken ?? error);
     } finally {

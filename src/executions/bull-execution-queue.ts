@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type Job, Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { createRedis, type RedisConnection, type RedisTopology } from '@kobana/nest-mcp/redis';
 import type { ExecutionQueue, QueuedRun } from './execution-queue.js';
 
 const QUEUE_NAME = 'executions';
@@ -18,8 +18,8 @@ interface RunJob {
 }
 
 export interface BullQueueOptions {
-  redisUrl: string;
-  /** Key prefix, so deployments sharing a Redis server do not share work. */
+  redis: string | RedisTopology;
+  /** Key prefix, so deployments sharing a Redis server do not share work; hash-tagged in a cluster (`{…}`: one slot). */
   prefix: string;
   /**
    * How long a worker's hold on a job lasts without renewal. A worker that dies (or freezes)
@@ -43,16 +43,16 @@ export class BullExecutionQueue implements ExecutionQueue {
   // While Redis is away a command waits for one reconnection attempt, at most the bound, then fails:
   // callers answer 503, never hang. A connection that stops answering (partition) is dropped after
   // the bound and made again. (The offline queue stays on: BullMQ sends commands as soon as it is built.)
-  private readonly client: Redis;
+  private readonly client: RedisConnection;
   private readonly queue: Queue<RunJob>;
   private worker?: Worker<RunJob>;
-  private workerClient?: Redis;
+  private workerClient?: RedisConnection;
   private lastError = 0;
 
   constructor(private readonly options: BullQueueOptions) {
     const bound = options.timeoutMs;
     const retryStrategy = (attempt: number): number => Math.min(attempt * 100, 1000);
-    this.client = new Redis(options.redisUrl, {
+    this.client = createRedis(options.redis, {
       maxRetriesPerRequest: 1,
       connectTimeout: bound,
       commandTimeout: bound,
@@ -85,7 +85,7 @@ export class BullExecutionQueue implements ExecutionQueue {
 
   start(worker: (run: QueuedRun) => Promise<void>, concurrency: number): Promise<void> {
     // The worker blocks on Redis, so it has its own connection, which BullMQ wants without a retry cap.
-    const connection = new Redis(this.options.redisUrl, {
+    const connection = createRedis(this.options.redis, {
       maxRetriesPerRequest: null,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     });

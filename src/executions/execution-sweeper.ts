@@ -5,22 +5,30 @@ import { ExecutionNotifier } from './execution-notifier.js';
 import { WebhookEvents } from '../webhooks/webhook-events.js';
 import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import type { ExecutionRow } from './execution.view.js';
+import { queueToResume } from './execution-resume.js';
 import { recordExecutionOutcome } from '../telemetry/kadu-metrics.js';
 import { describeValue } from '@kobana/nest-mcp';
 
-const WORKER_LOST =
-  '{"code":"worker_lost","message":"The worker stopped while this execution was running; run the task again"}';
+const WORKER_LOST = JSON.stringify({
+  code: 'worker_lost',
+  message:
+    'The worker running this execution stopped, or lost its hold while Redis or PostgreSQL was away, and the execution could not be resumed; run the task again',
+});
 
 export interface SweepOutcome {
-  /** `running` executions no live worker held: failed `worker_lost`. */
+  /** `running` executions no live worker held, of a resumable kind: queued to resume from their last step. */
+  resumed: number;
+  /** `running` executions no live worker held that cannot resume (kind, resumes used up): failed `worker_lost`. */
   lost: number;
   /** `queued` executions no queue held: queued again. */
   requeued: number;
 }
 
 /**
- * Every replica, every KADU_SWEEP_INTERVAL_MS: fails the `running` executions whose worker no
- * longer holds them (dead replica, lost lock, outage mid-run) and queues again the `queued` ones
+ * Every replica, every KADU_SWEEP_INTERVAL_MS: takes up the `running` executions whose worker no
+ * longer holds them (dead replica, lock lost while Redis was away, PostgreSQL away mid-run) —
+ * queued to resume from their last recorded step when their kind can (execution-resume.ts, at most
+ * MAX_RESUMES times), else failed `worker_lost` — and queues again the `queued` ones
  * that no queue holds (lost to an outage). Safe to run on every replica at once: each change is a
  * conditional update (only one replica wins it) and queuing is idempotent. So an execution is
  * never left `running` or `queued` forever, and no restart is needed to recover.
@@ -75,16 +83,26 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
   }
 
   private async run(): Promise<SweepOutcome> {
-    const outcome: SweepOutcome = { lost: 0, requeued: 0 };
-    const running = await this.db.query<{ id: string }>(
-      `select id from executions where status = 'running' order by id`,
+    const outcome: SweepOutcome = { resumed: 0, lost: 0, requeued: 0 };
+    const running = await this.db.query<{ id: string; run_token: string | null }>(
+      `select id, run_token from executions where status = 'running' order by id`,
     );
-    // A hold that cannot be checked (queue away) fails the pass: nothing is failed on a guess.
-    for (const { id } of running) if (!(await this.queue.isHeld(id)) && (await this.failLost(id))) outcome.lost++;
+    // A hold that cannot be checked (queue away) fails the pass: nothing is taken up on a guess.
+    for (const { id, run_token: token } of running) {
+      if (await this.queue.isHeld(id)) continue;
+      const resumable = await queueToResume(this.db, id, token);
+      if (resumable) {
+        await this.notifier.changed(resumable);
+        await this.queue.ensureQueued(id);
+        outcome.resumed++;
+      } else if (await this.failLost(id)) outcome.lost++;
+    }
     const queued = await this.db.query<{ id: string }>(`select id from executions where status = 'queued' order by id`);
     for (const { id } of queued) if (await this.queue.ensureQueued(id)) outcome.requeued++;
-    if (outcome.lost || outcome.requeued)
-      this.logger.warn(`sweep: ${outcome.requeued} queued again, ${outcome.lost} failed (worker lost)`);
+    if (outcome.resumed || outcome.lost || outcome.requeued)
+      this.logger.warn(
+        `sweep: ${outcome.resumed} resumed (worker lost), ${outcome.requeued} queued again, ${outcome.lost} failed (worker lost)`,
+      );
     return outcome;
   }
 

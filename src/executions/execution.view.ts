@@ -24,6 +24,10 @@ export interface ExecutionRow {
   updated_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
+  /** The current run's fence (migration 4); null while queued. */
+  run_token: string | null;
+  resumes: number;
+  run_start_seq: number | null;
 }
 
 export function executionView(row: ExecutionRow) {

@@ -224,7 +224,9 @@ export class ExecutionsService {
         const execution = await this.awaitingInput(tx, ctx.orgId, executionId);
         await checkPlan(tx, ctx, Math.max(0, execution.cost_cap - execution.cost_spent));
         const [updated] = await tx.query<ExecutionRow>(
-          `update executions set status = 'queued', answers = $2::jsonb, question = null, updated_at = now() where id = $1 returning *`,
+          // A new run: it starts from the steps recorded so far, with its own resumes (migration 4).
+          `update executions set status = 'queued', answers = $2::jsonb, question = null, run_start_seq = null, resumes = 0,
+             updated_at = now() where id = $1 returning *`,
           [execution.id, JSON.stringify(dto.answers)],
         );
         return updated!;

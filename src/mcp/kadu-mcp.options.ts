@@ -59,10 +59,10 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
  * with PostgreSQL but no Redis, where replicas could not hear each other's workers.
  */
 export function kaduSubscriptions(config: AppConfig): McpSubscriptionOptions | undefined {
-  if (!config.redisUrl && config.databaseUrl) return undefined;
+  if (!config.redis && config.databaseUrl) return undefined;
   return {
-    eventBus: config.redisUrl
-      ? new RedisEventBus(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
+    eventBus: config.redis
+      ? new RedisEventBus(config.redis, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
       : new InMemoryEventBus(),
     resourceSubscriptions: true,
     // Task status notifications of kadu_tasks_run's tasks (their member's streams follow them by task id).
@@ -78,8 +78,8 @@ export function kaduSubscriptions(config: AppConfig): McpSubscriptionOptions | u
 /** Kadu's state store and budgets, as the MCP endpoint and the app's own guards (REST limits, failed logins) share them. */
 export function kaduMcpStateOptions(config: AppConfig): McpStateOptions {
   return {
-    store: config.redisUrl
-      ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
+    store: config.redis
+      ? new RedisStateStore(config.redis, `${config.redisPrefix}mcp:`, { timeoutMs: config.dependencyTimeoutMs })
       : new InMemoryStateStore(),
     rateLimits: config.rateLimits,
   };

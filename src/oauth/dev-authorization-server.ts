@@ -49,8 +49,8 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
     const derive = (purpose: string) => createHmac('sha256', this.stateSecret).update(purpose).digest();
     this.csrfKey = derive('kadu-oauth-sign-in-csrf');
     this.errors = errors;
-    this.store = config.redisUrl
-      ? new RedisStateStore(config.redisUrl, `${config.redisPrefix}oauth:`, { timeoutMs: config.dependencyTimeoutMs })
+    this.store = config.redis
+      ? new RedisStateStore(config.redis, `${config.redisPrefix}oauth:`, { timeoutMs: config.dependencyTimeoutMs })
       : new InMemoryStateStore();
     this.registrations = new RegistrationGate(this.store, {
       perAddress: config.devRegistrationRate,

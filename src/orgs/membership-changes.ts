@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { describeValue } from '@kobana/nest-mcp';
+import { createRedis, type RedisConnection, type RedisTopology } from '@kobana/nest-mcp/redis';
 
 /** A member whose standing changed: every replica drops what it cached of them. `null`: forget everyone. */
 export type MemberChanged = { org: string; email: string } | null;
@@ -28,17 +28,17 @@ export const MEMBERSHIP_CHANGES = Symbol('MEMBERSHIP_CHANGES');
 export class RedisMembershipChanges implements MembershipChanges {
   private readonly logger = new Logger('MembershipChanges');
   private readonly channel: string;
-  private readonly publisher: Redis;
-  private subscriber?: Redis;
+  private readonly publisher: RedisConnection;
+  private subscriber?: RedisConnection;
 
   constructor(
-    private readonly url: string,
+    private readonly target: string | RedisTopology,
     prefix: string,
     private readonly timeoutMs: number,
   ) {
     this.channel = `${prefix}members:changed`;
     // No offline queue: a publish while Redis is away fails at once and the age bound holds.
-    this.publisher = new Redis(url, {
+    this.publisher = createRedis(target, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: timeoutMs,
@@ -59,7 +59,7 @@ export class RedisMembershipChanges implements MembershipChanges {
   }
 
   async subscribe(listener: (change: MemberChanged) => void): Promise<void> {
-    const subscriber = new Redis(this.url, {
+    const subscriber = createRedis(this.target, {
       maxRetriesPerRequest: null,
       connectTimeout: this.timeoutMs,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),

@@ -81,7 +81,7 @@ needs.describe('the shared execution queue (BullMQ)', () => {
     }
   });
 
-  it('the execution of a worker that dies mid-run is failed explicitly by a live replica, not before', async () => {
+  it('the execution of a worker that dies mid-run is resumed by a live replica, not before, its steps once', async () => {
     const d = deployment();
     const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
     const queue = new Queue('executions', { connection, prefix: `${d.prefix}queue` });
@@ -140,12 +140,15 @@ needs.describe('the shared execution queue (BullMQ)', () => {
       );
       expect((await client.rest('get', `/api/v1/executions/${executionId}`)).body.data.status).toBe('running');
 
-      // The worker dies (its lock is no longer renewed): the live replica fails the execution.
+      // The worker dies (its lock is no longer renewed): the live replica takes the run up again
+      // (echo resumes, docs/kadu.md "Executions") and finishes it, each step once, charged once.
       await doomed.close(true);
       doomed = undefined;
-      const lost = await client.waitForExecution(executionId);
-      expect(lost).toMatchObject({ status: 'failed', error: { code: 'worker_lost' } });
-      expect(lost.finished_at).not.toBeNull();
+      const resumed = await client.waitForExecution(executionId);
+      expect(resumed).toMatchObject({ status: 'succeeded', output: {}, cost: { spent: 1, cap: 5 } });
+      expect(resumed.finished_at).not.toBeNull();
+      const steps = (await client.rest('get', `/api/v1/executions/${executionId}/steps`)).body.data;
+      expect(steps.map((s: { kind: string }) => s.kind)).toEqual(['echo']);
     } finally {
       await doomed?.close(true);
       await queue.close();

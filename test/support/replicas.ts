@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { startRedisCluster, startRedisSentinel } from '../../scripts/redis-topologies.mjs';
 import { loadOrCreateDevKey } from '../../src/auth/dev-signing-key.js';
 import { type DevTokenRequest, issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
@@ -110,6 +111,8 @@ export class ReplicaSet {
   private readonly env: Record<string, string>;
   private readonly folders: string[] = [];
   private started = 0;
+  /** The Redis Cluster or Sentinel setup this set runs on (KADU_TEST_REDIS_TOPOLOGY), stopped with it. */
+  private topology?: { stop(): Promise<void>; failovers?(): number };
 
   private constructor(
     private readonly options: ReplicaSetOptions,
@@ -159,6 +162,14 @@ export class ReplicaSet {
       join(keyDir, 'dev-signing-key.json'),
     );
     set.folders.push(keyDir);
+    // KADU_TEST_REDIS_TOPOLOGY=cluster|sentinel: the same flows on a local Redis Cluster of three
+    // primaries, or on a Sentinel-managed primary (scripts/redis-topologies.mjs), instead of REDIS_URL.
+    const topology = process.env.KADU_TEST_REDIS_TOPOLOGY;
+    if ((topology === 'cluster' || topology === 'sentinel') && !options.redisUrl) {
+      const running = topology === 'cluster' ? await startRedisCluster() : await startRedisSentinel();
+      set.topology = running;
+      Object.assign(set.env, { REDIS_URL: '' }, running.env, options.env);
+    }
     await set.balancer.start();
     set.env.PUBLIC_BASE_URL = set.balancer.url;
     try {
@@ -203,6 +214,9 @@ export class ReplicaSet {
   async stop(): Promise<void> {
     await Promise.all(this.replicas.map((r) => r.stop()));
     await this.balancer.stop();
+    const failovers = this.topology?.failovers?.();
+    if (failovers) console.warn(`replica set: the Sentinels failed the Redis primary over ${failovers} time(s)`);
+    await this.topology?.stop();
     for (const folder of this.folders) rmSync(folder, { recursive: true, force: true });
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();

@@ -15,6 +15,13 @@ export type AgentOutcome =
 
 /** A task kind. The reference kinds are deterministic so that everything is testable without a model. */
 export interface Agent {
+  /**
+   * Whether a run interrupted by an outage (its worker lost its hold, or a dependency went away
+   * mid-run) may be taken up again: the kind is run anew and the steps already recorded are
+   * replayed, not redone or charged (execution-run-context.ts). True only for a kind whose effects
+   * are all recorded steps and output files — deterministic from its input, files and answers.
+   */
+  readonly resumable: boolean;
   run(context: AgentContext): Promise<AgentOutcome>;
 }
 

@@ -6,6 +6,9 @@ import { amountOf, readCsv } from './csv.js';
  * the row count stops the execution at the cap. Writes the summary as an output file.
  */
 export class CsvSummaryAgent implements Agent {
+  // Deterministic, its only effects recorded steps and output files: resumes after an outage.
+  readonly resumable = true;
+
   async run(context: AgentContext): Promise<AgentOutcome> {
     const [fileId] = context.inputFileIds;
     if (!fileId) throw new AgentError('input_file_required', 'csv_summary needs one input file (input_file_ids)');

@@ -2,6 +2,9 @@ import type { Agent, AgentContext, AgentOutcome } from './agent.js';
 
 /** `echo`: the output is the input — input files come back as output files. One cost unit per item. */
 export class EchoAgent implements Agent {
+  // Deterministic, its only effects recorded steps and output files: resumes after an outage.
+  readonly resumable = true;
+
   async run(context: AgentContext): Promise<AgentOutcome> {
     await context.step('echo', 'Echoed the input back', 1);
     const outputFileIds: string[] = [];

@@ -8,6 +8,9 @@ import { amountOf, readCsv } from './csv.js';
  * `{"decisions": {"<bank line>": "<ledger id>"}}`. Costs 1 per bank line.
  */
 export class ReconcileAgent implements Agent {
+  // Deterministic, its only effects recorded steps and output files: resumes after an outage.
+  readonly resumable = true;
+
   async run(context: AgentContext): Promise<AgentOutcome> {
     const [bankId, ledgerId] = context.inputFileIds;
     if (!bankId || !ledgerId)

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { createRedis, type RedisConnection, type RedisTopology } from '../redis/redis-topology.js';
 import type { SubscriptionEvent } from '../protocol/index.js';
 import { EventBusUnavailable, type McpEventBus } from './mcp-event-bus.js';
 
@@ -10,25 +10,27 @@ export interface RedisEventBusOptions {
 /**
  * The distributed bus: one Redis pub/sub channel (`<prefix>events`) per deployment. Each process
  * holds one subscriber connection whatever its number of listen streams and fans events out in
- * memory; Redis keeps the order of one publisher's messages.
+ * memory; Redis keeps the order of one publisher's messages. Any topology (redis-topology.ts): in
+ * Redis Cluster a PUBLISH reaches the subscribers of every node (the cluster bus carries it), so the
+ * one channel needs no slot; after a Sentinel failover the subscriber reconnects to the new primary.
  */
 export class RedisEventBus implements McpEventBus {
   readonly shared = true;
   private readonly channel: string;
   private readonly timeoutMs: number;
-  private readonly publisher: Redis;
-  private subscriber?: Promise<Redis>;
+  private readonly publisher: RedisConnection;
+  private subscriber?: Promise<RedisConnection>;
   private readonly listeners = new Set<(event: SubscriptionEvent) => void>();
 
   constructor(
-    private readonly url: string,
+    private readonly target: string | RedisTopology,
     prefix = 'mcp:',
     options: RedisEventBusOptions = {},
   ) {
     this.channel = `${prefix}events`;
     this.timeoutMs = options.timeoutMs ?? 3000;
     // As the state store: no queueing while Redis is away, so a publish answers within the bound.
-    this.publisher = new Redis(url, {
+    this.publisher = createRedis(target, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: this.timeoutMs,
@@ -61,10 +63,10 @@ export class RedisEventBus implements McpEventBus {
     this.publisher.disconnect();
   }
 
-  private async openSubscriber(): Promise<Redis> {
+  private async openSubscriber(): Promise<RedisConnection> {
     // Reconnects forever and re-subscribes by itself (ioredis autoResubscribe): a Redis restart
     // loses the events published meanwhile, never the streams.
-    const subscriber = new Redis(this.url, {
+    const subscriber = createRedis(this.target, {
       lazyConnect: true,
       maxRetriesPerRequest: null,
       connectTimeout: this.timeoutMs,
@@ -92,7 +94,7 @@ export class RedisEventBus implements McpEventBus {
   }
 
   /** Waits for a connection being made, within the bound. */
-  private connected(redis: Redis): Promise<void> {
+  private connected(redis: RedisConnection): Promise<void> {
     if (redis.status === 'end' || redis.status === 'close') redis.connect().catch(() => undefined);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => done(new Error('Redis is not reachable')), this.timeoutMs);

@@ -2,3 +2,12 @@
 // apps without Redis never load ioredis (an optional peer dependency).
 export { RedisStateStore, type RedisStateStoreOptions } from '../state/redis-state-store.js';
 export { RedisEventBus, type RedisEventBusOptions } from '../events/redis-event-bus.js';
+export {
+  createRedis,
+  describeRedis,
+  hashTagged,
+  topologyOf,
+  type RedisConnection,
+  type RedisNode,
+  type RedisTopology,
+} from './redis-topology.js';

@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { createRedis, type RedisConnection, type RedisTopology } from '../redis/redis-topology.js';
 import { StoreUnavailable } from '../errors.js';
 import type { McpRateLimiter, McpStateStore } from './mcp-state-store.js';
 
@@ -16,20 +16,24 @@ export interface RedisStateStoreOptions {
   timeoutMs?: number;
 }
 
-/** The distributed topology's store: every replica sees the same approvals, nonces and counters. */
+/**
+ * The distributed topology's store: every replica sees the same approvals, nonces and counters.
+ * Any Redis topology (a URL, or a Cluster or Sentinel one: redis-topology.ts); every command and
+ * script touches one key, so none spans cluster slots.
+ */
 export class RedisStateStore implements McpStateStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly timeoutMs: number;
 
   constructor(
-    url: string,
+    target: string | RedisTopology,
     private readonly prefix = 'mcp:',
     options: RedisStateStoreOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? 3000;
     // Fail fast instead of queueing commands while Redis is away: callers answer 503, not hang. A
     // connection that stops answering (partition) is dropped after the same bound and re-made.
-    this.redis = new Redis(url, {
+    this.redis = createRedis(target, {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -43,7 +47,7 @@ export class RedisStateStore implements McpStateStore {
   }
 
   /** Runs one command within the bound, turning any failure to reach Redis into StoreUnavailable. */
-  private async run<T>(command: (redis: Redis) => Promise<T>): Promise<T> {
+  private async run<T>(command: (redis: RedisConnection) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.timeoutMs;
     try {
       const redis = await this.ready(deadline);
@@ -57,7 +61,7 @@ export class RedisStateStore implements McpStateStore {
    * Commands are not queued while disconnected. A connection being made is waited for (until the
    * deadline); one that just failed (the client waits to retry) or fails meanwhile is an answer.
    */
-  private async ready(deadline: number): Promise<Redis> {
+  private async ready(deadline: number): Promise<RedisConnection> {
     if (this.redis.status === 'ready') return this.redis;
     if (this.redis.status === 'reconnecting') throw new StoreUnavailable('Redis is not reachable');
     if (this.redis.status === 'end' || this.redis.status === 'close') this.redis.connect().catch(() => undefined);
