@@ -69,7 +69,8 @@ async function buildNotes(install: string, kind: 'cjs' | 'esm'): Promise<void> {
 function start(name: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: join(scratch, name),
-    env,
+    // The notes example listens on PORT (0: any free port); the quick start's main.ts always on 0.
+    env: { ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
