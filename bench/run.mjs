@@ -3,7 +3,8 @@
 // service method in the Kadu app (auth on), embedded (PGlite, in-process budgets) and distributed
 // (PostgreSQL + Redis budgets + BullMQ, when they are reachable), beside the module's own call;
 // tools/list and tools/call with 5, 50 and 1 000 tools,
-// the same tool served by MCP-Nest 2.0.5 and by the official SDK's createMcpHandler, and resident
+// the same tool served by MCP-Nest 2.0.5, by the official SDK's createMcpHandler, by FastMCP, tmcp
+// and Vercel's mcp-handler (bench/anchors/), and resident
 // memory over a long run. Medians of several rounds after a warm-up; raw results in bench/results/.
 //
 // Method: servers run on one core and the load generator on another (taskset, when the machine
@@ -337,6 +338,7 @@ async function dropDistributed() {
 // 2. Scaling with the number of registered tools (the module alone, no authentication), then
 // 3. the anchors beside the 5-tool app and the floor: same tool, same requests, each in its own process.
 const call = modern('tools/call', { name: 'bench_echo', arguments: ARGS }, 'bench_echo');
+const legacyCall = legacy('tools/call', { name: 'bench_echo', arguments: ARGS });
 const apps = [];
 try {
   // The quick mode leaves out the 50-tool app (no acceptance ratio uses it) to stay under two minutes.
@@ -365,9 +367,12 @@ try {
   // it and, as a check, with the same adapter fix (STABLE_ADAPTER=1).
   // The quick mode measures what the acceptance ratios need (the floor on our adapter included);
   // Nest's default-adapter floor and the same-adapter check are full-run only.
-  const [mcpNest, sdk, floorStable, floor, mcpNestStable] = await Promise.all([
+  const [mcpNest, sdk, fastmcp, tmcp, mcpHandler, floorStable, floor, mcpNestStable] = await Promise.all([
     start('anchor.mcp_nest', ['bench/anchors/mcp-nest.mjs']),
     start('anchor.sdk', ['bench/anchors/sdk.mjs']),
+    start('anchor.fastmcp', ['bench/anchors/fastmcp.mjs']),
+    start('anchor.tmcp', ['bench/anchors/tmcp.mjs']),
+    start('anchor.mcp_handler', ['bench/anchors/mcp-handler.mjs']),
     start('floor-stable', ['dist/bench/fixtures/bare.main.js', 'stable']),
     ...(QUICK
       ? []
@@ -376,13 +381,17 @@ try {
           start('anchor.mcp_nest_stable', ['bench/anchors/mcp-nest.mjs'], { STABLE_ADAPTER: '1' }),
         ]),
   ]);
-  apps.push(...[mcpNest, sdk, floorStable, floor, mcpNestStable].filter(Boolean));
+  apps.push(...[mcpNest, sdk, fastmcp, tmcp, mcpHandler, floorStable, floor, mcpNestStable].filter(Boolean));
   await measureGroup([
     // The floor right after ours (module_call_cpu_vs_floor), then the anchors.
     on(scale5, 'ours.tools_call', call),
     on(floorStable, 'floor.nest_express_bare_stable_adapter', call),
     on(mcpNest, 'anchor.mcp_nest.tools_call', call),
     on(sdk, 'anchor.sdk.tools_call', call),
+    // FastMCP 4 is built on the SDK 1.x, which refuses 2026-07-28: it gets the 2025-06-18 request.
+    on(fastmcp, 'anchor.fastmcp.tools_call', legacyCall),
+    on(tmcp, 'anchor.tmcp.tools_call', call),
+    on(mcpHandler, 'anchor.mcp_handler.tools_call', call),
     ...(QUICK
       ? []
       : [
@@ -403,6 +412,10 @@ const ratios = {
   tools_call_1000_vs_5: m('scale1000.tools_call', 'scale5.tools_call'),
   call_vs_mcp_nest: m('ours.tools_call', 'anchor.mcp_nest.tools_call'),
   call_vs_sdk: m('ours.tools_call', 'anchor.sdk.tools_call'),
+  // Third round (issue 32): the other popular TypeScript frameworks, each in its stateless mode.
+  call_vs_fastmcp: m('ours.tools_call', 'anchor.fastmcp.tools_call'),
+  call_vs_tmcp: m('ours.tools_call', 'anchor.tmcp.tools_call'),
+  call_vs_mcp_handler: m('ours.tools_call', 'anchor.mcp_handler.tools_call'),
   memory_growth_second_half: memory.end / memory.half,
   // Second round of targets (issue 22).
   kadu_mcp_vs_module_call: m('kadu.mcp_2026', 'module5_beside_kadu.tools_call'),
@@ -428,6 +441,9 @@ const TARGETS = {
   tools_call_1000_vs_5: ['>=', 0.9],
   call_vs_mcp_nest: ['>=', 3],
   call_vs_sdk: ['>=', 3],
+  call_vs_fastmcp: ['>=', 3],
+  call_vs_tmcp: ['>=', 3],
+  call_vs_mcp_handler: ['>=', 3],
   kadu_mcp_vs_module_call: ['>=', 0.6],
   module_call_cpu_vs_floor: ['<=', 2.0],
   distributed_mcp_vs_rest: ['>=', 0.85],
@@ -437,6 +453,9 @@ const cpu = (name) => measurements[name].cpuUs;
 const cpuRatios = {
   cpu_per_call_mcp_nest_vs_ours: cpu('anchor.mcp_nest.tools_call') / cpu('ours.tools_call'),
   cpu_per_call_sdk_vs_ours: cpu('anchor.sdk.tools_call') / cpu('ours.tools_call'),
+  cpu_per_call_fastmcp_vs_ours: cpu('anchor.fastmcp.tools_call') / cpu('ours.tools_call'),
+  cpu_per_call_tmcp_vs_ours: cpu('anchor.tmcp.tools_call') / cpu('ours.tools_call'),
+  cpu_per_call_mcp_handler_vs_ours: cpu('anchor.mcp_handler.tools_call') / cpu('ours.tools_call'),
 };
 // Not an acceptance ratio: what tracing and metrics cost per call (same app, telemetry on vs off).
 const tracing = {
