@@ -1,7 +1,19 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { dirname } from 'node:path';
+import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.js';
 import { asInputError } from './input-errors.js';
+import { prepareDataDir } from './pglite-data-dir.js';
+
+/**
+ * PostgreSQL's settings for one embedded user. initdb writes shared_buffers = 128MB, and PGlite's
+ * WASM PostgreSQL touches all of it at start: 128 MB of resident memory for a cache the embedded
+ * topology's data (a team's tasks, executions, members) never fills. 16 MB is twice PostgreSQL's
+ * own minimum default; measured in bench/RESULTS.md ("Start-up": −125 MB RSS idle, same throughput).
+ */
+export const PGLITE_OPTIONS: PGliteOptions = {
+  startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
+};
 
 /** The embedded topology: PostgreSQL compiled to WASM, file-backed in the data folder. */
 export class PgliteDatabase implements Database {
@@ -10,8 +22,12 @@ export class PgliteDatabase implements Database {
   private constructor(private readonly db: PGlite) {}
 
   static async open(dir: string | undefined): Promise<PgliteDatabase> {
-    if (dir) mkdirSync(dir, { recursive: true });
-    const db = dir ? new PGlite(dir) : new PGlite();
+    if (dir) {
+      mkdirSync(dirname(dir), { recursive: true });
+      // A new folder is made outside this process (pglite-data-dir.ts): PGlite here only opens it.
+      await prepareDataDir(dir);
+    }
+    const db = dir ? new PGlite(dir, PGLITE_OPTIONS) : new PGlite(PGLITE_OPTIONS);
     await db.waitReady;
     return new PgliteDatabase(db);
   }

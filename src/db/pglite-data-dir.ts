@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * The embedded database's data folder, made ready before the app's PGlite opens it (issue 32,
+ * bench/RESULTS.md "Start-up"). Left to itself, PGlite creates a missing database inside the
+ * app's process: a second PostgreSQL instance in memory plus initdb, then a tar copy of the
+ * result — about 2.7 s of CPU and ~500 MB of WASM memory that the process keeps once done
+ * (V8 returns it only after a full collection nobody triggers). Here a new folder is, in order:
+ *
+ * - a copy of the data folder `npm run build` made (dist/pglite-template, scripts/pglite-template.mjs)
+ *   with this version of PGlite — a directory copy, tens of milliseconds;
+ * - else (a checkout run from source, or node_modules upgraded since the build) made by PGlite in a
+ *   child process, whose memory goes with it when it exits.
+ *
+ * Either way the folder appears complete or not at all: it is made beside its place and renamed.
+ */
+const TEMPLATE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'pglite-template');
+/** Written in the template by the build, not copied: the PGlite version that made it. */
+export const TEMPLATE_MARKER = 'kadu-pglite-template.json';
+
+const requireHere = createRequire(import.meta.url);
+const pgliteEntry = (): string => requireHere.resolve('@electric-sql/pglite');
+const pgliteVersion = (): string =>
+  (JSON.parse(readFileSync(join(dirname(pgliteEntry()), '..', 'package.json'), 'utf8')) as { version: string }).version;
+
+export type DataDirOrigin = 'existing' | 'template' | 'created';
+
+/** Makes `dir` a PGlite data folder unless it is one (or holds something else: PGlite then decides). */
+export async function prepareDataDir(dir: string, template = TEMPLATE): Promise<DataDirOrigin> {
+  if (existsSync(join(dir, 'PG_VERSION'))) return 'existing';
+  if (existsSync(dir) && readdirSync(dir).length) return 'existing';
+  const staging = `${dir}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  let origin: DataDirOrigin;
+  try {
+    if (templateMatches(template)) {
+      cpSync(template, staging, { recursive: true, filter: (source) => basename(source) !== TEMPLATE_MARKER });
+      origin = 'template';
+    } else {
+      await createDataDir(staging);
+      origin = 'created';
+    }
+    if (existsSync(dir)) rmdirSync(dir);
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  return origin;
+}
+
+function templateMatches(template: string): boolean {
+  try {
+    const marker = JSON.parse(readFileSync(join(template, TEMPLATE_MARKER), 'utf8')) as { pglite?: string };
+    return marker.pglite === pgliteVersion() && existsSync(join(template, 'PG_VERSION'));
+  } catch {
+    return false;
+  }
+}
+
+// PGlite's CommonJS entry in a bare `node -e`: nothing of the app is loaded in the child.
+const CREATE = `const { PGlite } = require(process.argv[1]);
+(async () => { const db = new PGlite(process.argv[2]); await db.waitReady; await db.close(); })()
+  .catch((error) => { console.error(error); process.exit(1); });`;
+
+/** Runs PGlite's own creation of a data folder (initdb) in a child process. */
+export async function createDataDir(dir: string): Promise<void> {
+  mkdirSync(dirname(dir), { recursive: true });
+  await promisify(execFile)(process.execPath, ['-e', CREATE, pgliteEntry(), dir], { maxBuffer: 1 << 20 });
+}
+
+/** The build's template: a data folder PGlite made, and the version that made it. */
+export async function writeTemplate(template: string): Promise<void> {
+  rmSync(template, { recursive: true, force: true });
+  await createDataDir(template);
+  writeFileSync(join(template, TEMPLATE_MARKER), JSON.stringify({ pglite: pgliteVersion() }));
+}
