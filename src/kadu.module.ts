@@ -15,7 +15,6 @@ import { Paginator } from './common/pagination.js';
 import { SecretBox } from './common/secret-box.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './db/database.module.js';
-import { BullExecutionQueue } from './executions/bull-execution-queue.js';
 import { EXECUTION_QUEUE, InMemoryExecutionQueue } from './executions/execution-queue.js';
 import { ExecutionNotifier } from './executions/execution-notifier.js';
 import { ExecutionRunner } from './executions/execution-runner.js';
@@ -80,10 +79,11 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     {
       provide: EXECUTION_QUEUE,
       inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) =>
+      // BullMQ (2 MB of JavaScript with its dependencies) is loaded only with Redis, as the AWS SDK below.
+      useFactory: async (c: AppConfig) =>
         c.redis
           ? new TracedExecutionQueue(
-              new BullExecutionQueue({
+              new (await import('./executions/bull-execution-queue.js')).BullExecutionQueue({
                 redis: c.redis,
                 // One slot for all of BullMQ's keys (its scripts take several) in Redis Cluster.
                 prefix: c.redis.mode === 'cluster' ? hashTagged(`${c.redisPrefix}queue`) : `${c.redisPrefix}queue`,

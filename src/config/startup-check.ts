@@ -3,7 +3,6 @@ import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createRedis, describeRedis, type RedisTopology, topologyOf } from '@kobana/nest-mcp/redis';
-import pg from 'pg';
 import type { AppConfig } from './app-config.js';
 import { describeValue } from '@kobana/nest-mcp';
 import { poolerProblem, refusedParameterProblem } from './pooler-check.js';
@@ -102,6 +101,8 @@ export async function databaseProblem(url: string): Promise<string | undefined> 
   } catch {
     return 'DATABASE_URL must be a postgres:// URL (postgres://user:password@host:port/database)';
   }
+  // pg is loaded only when DATABASE_URL is set: the embedded topology never uses it.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
