@@ -8,12 +8,15 @@ import { KADU_VERSION } from '../mcp/kadu-mcp.options.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /**
- * The OpenAPI description of /api/v1, built once from the running app and kept serialized.
- * Building needs the application object (the scanner walks its router), so bootstrap calls
- * `build(app)` once the app is initialised (the tool registry is then complete).
+ * The OpenAPI description of /api/v1, built from the running app and kept serialized. Building
+ * needs the application object (the scanner walks its router), so bootstrap hands it over with
+ * `build(app)` once the app is initialised (the tool registry is then complete); the document
+ * itself is made on its first read — a third of a second of CPU that no start-up waits for
+ * (issue 32, bench/RESULTS.md "Start-up"), and most processes never serve it.
  */
 @Injectable()
 export class ApiDescription {
+  private app?: INestApplication;
   private serialized?: string;
 
   constructor(
@@ -23,7 +26,18 @@ export class ApiDescription {
   ) {}
 
   build(app: INestApplication): void {
-    const document = buildOpenApiDocument(app, {
+    this.app = app;
+    this.serialized = undefined;
+  }
+
+  get json(): string {
+    if (this.serialized === undefined) this.serialized = JSON.stringify(this.document());
+    return this.serialized;
+  }
+
+  private document() {
+    if (!this.app) throw new Error('The API description needs the app (ApiDescription.build at bootstrap)');
+    return buildOpenApiDocument(this.app, {
       title: 'Kadu API',
       version: KADU_VERSION,
       publicBaseUrl: this.config.publicBaseUrl,
@@ -35,12 +49,5 @@ export class ApiDescription {
         .getControllers()
         .flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : [])),
     });
-    this.serialized = JSON.stringify(document);
-  }
-
-  get json(): string {
-    if (this.serialized === undefined)
-      throw new Error('The API description is built at bootstrap (ApiDescription.build)');
-    return this.serialized;
   }
 }
