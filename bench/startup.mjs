@@ -49,23 +49,37 @@ const readyStatus = (port) =>
     req.end();
   });
 
-/** Starts one process of the app and waits for /health/ready 200; the time from spawn to that answer. */
-async function startOnce(env, build = root) {
+/**
+ * Starts one process of the app and waits for /health/ready 200; the time from spawn to that answer.
+ * The answer counts once the child has said it listens on that port (its banner): on a machine
+ * shared with other test runs, another process may take the port between the probe and the bind.
+ */
+async function startOnce(env, build = root, attempts = 3) {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [join(build, 'dist/src/main.js')], {
     cwd: build,
     env: { ...process.env, NODE_ENV: 'development', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  let listening = false;
+  const banner = `Kadu listening on http://127.0.0.1:${port}`;
+  child.stdout.on('data', (chunk) => {
+    if (listening) return;
+    stdout += chunk;
+    if (stdout.includes(banner)) listening = true;
+  });
   child.stderr.on('data', (chunk) => (stderr += chunk));
   let exited = false;
   child.once('exit', () => (exited = true));
   for (;;) {
-    if (exited)
+    if (exited) {
+      if (attempts > 1 && stderr.includes('already in use')) return startOnce(env, build, attempts - 1);
       throw new Error(`the app exited before it was ready: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
-    if ((await readyStatus(port)) === 200) break;
+    }
+    if (listening && (await readyStatus(port)) === 200) break;
     await sleep(POLL_MS);
   }
   const readyMs = performance.now() - started;
