@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { createRedis, describeRedis, type RedisTopology, topologyOf } from '@kobana/nest-mcp/redis';
 import type { AppConfig } from './app-config.js';
 import { describeValue } from '@kobana/nest-mcp';
-import { poolerProblem, refusedParameterProblem } from './pooler-check.js';
 
 /** Below this, MCP_STATE_KEY is refused: it seals cursors, request state and stored secrets. */
 export const MIN_STATE_KEY_BYTES = 32;
@@ -101,8 +100,9 @@ export async function databaseProblem(url: string): Promise<string | undefined> 
   } catch {
     return 'DATABASE_URL must be a postgres:// URL (postgres://user:password@host:port/database)';
   }
-  // pg is loaded only when DATABASE_URL is set: the embedded topology never uses it.
+  // pg (and the pooler check on it) is loaded only when DATABASE_URL is set: the embedded topology never uses it.
   const { default: pg } = await import('pg');
+  const { poolerProblem, refusedParameterProblem } = await import('./pooler-check.js');
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
