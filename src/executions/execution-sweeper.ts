@@ -67,12 +67,15 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
     return this.pass;
   }
 
-  /** Fails a `running` execution whose worker is gone; false when it was no longer running. */
-  async failLost(id: string): Promise<boolean> {
+  /**
+   * Fails a `running` execution whose worker is gone; false when it was no longer running — or,
+   * given the run token the caller saw, when another worker has taken the run over since.
+   */
+  async failLost(id: string, seenToken?: string | null): Promise<boolean> {
     const [row] = await this.db.query<ExecutionRow>(
       `update executions set status = 'failed', finished_at = now(), updated_at = now(), error = $2::jsonb
-        where id = $1 and status = 'running' returning *`,
-      [id, WORKER_LOST],
+        where id = $1 and status = 'running' and ($3::boolean or run_token is not distinct from $4) returning *`,
+      [id, WORKER_LOST, seenToken === undefined, seenToken ?? null],
     );
     if (row) {
       recordExecutionOutcome('failed', 'worker_lost');
@@ -87,7 +90,8 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
     const running = await this.db.query<{ id: string; run_token: string | null }>(
       `select id, run_token from executions where status = 'running' order by id`,
     );
-    // A hold that cannot be checked (queue away) fails the pass: nothing is taken up on a guess.
+    // A hold that cannot be checked (queue away) fails the pass: nothing is taken up on a guess. Both
+    // changes are fenced by the token seen here: a run another worker took over meanwhile is left alone.
     for (const { id, run_token: token } of running) {
       if (await this.queue.isHeld(id)) continue;
       const resumable = await queueToResume(this.db, id, token);
@@ -95,7 +99,7 @@ export class ExecutionSweeper implements BeforeApplicationShutdown {
         await this.notifier.changed(resumable);
         await this.queue.ensureQueued(id);
         outcome.resumed++;
-      } else if (await this.failLost(id)) outcome.lost++;
+      } else if (await this.failLost(id, token)) outcome.lost++;
     }
     const queued = await this.db.query<{ id: string }>(`select id from executions where status = 'queued' order by id`);
     for (const { id } of queued) if (await this.queue.ensureQueued(id)) outcome.requeued++;

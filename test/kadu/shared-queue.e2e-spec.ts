@@ -207,7 +207,9 @@ describe('the shared queue away and back', () => {
 
 describe('KADU_EXECUTION_CONCURRENCY', () => {
   it('0 (a replica that only queues) is refused without the shared queue, accepted with it', () => {
-    expect(() => loadConfig({ KADU_EXECUTION_CONCURRENCY: '0' })).toThrow(/needs REDIS_URL/);
+    expect(() => loadConfig({ KADU_EXECUTION_CONCURRENCY: '0' })).toThrow(
+      /needs Redis \(REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS\)/,
+    );
     expect(loadConfig({ KADU_EXECUTION_CONCURRENCY: '0', REDIS_URL }).executionConcurrency).toBe(0);
     expect(() => loadConfig({ KADU_EXECUTION_CONCURRENCY: '1.5' })).toThrow(/integer/);
     expect(loadConfig({}).executionConcurrency).toBe(2);
