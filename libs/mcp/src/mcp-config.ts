@@ -55,6 +55,8 @@ export class McpConfig {
   readonly customPrincipal: boolean;
   readonly authorize?: (principal: McpPrincipal | undefined, target: McpAccessRequirement) => boolean;
   readonly presentResult: (value: unknown) => unknown;
+  /** Results of tools with an `outputSchema` are checked against it before they are sent. */
+  readonly checkOutput: boolean;
   readonly errorBody: (exception: HttpException) => unknown;
   /** The app's request id (undefined: the `Request-Id` response header, `X-Request-Id` or a new UUID). */
   readonly requestId?: (req: Request, res: Response) => string;
@@ -111,6 +113,7 @@ export class McpConfig {
     this.customPrincipal = options.principal !== undefined;
     this.authorize = options.authorize;
     this.presentResult = options.presentResult ?? ((value) => value);
+    this.checkOutput = options.checkOutput ?? true;
     this.errorBody = options.errorBody ?? ((exception) => exception.getResponse());
     this.requestId = options.requestId;
     this.protectedResource = options.protectedResource;

@@ -60,6 +60,11 @@ export interface McpModuleOptions {
    * too: its `forbidNonWhitelisted` shapes the published schemas.
    */
   validationPipe?: PipeTransform;
+  /**
+   * Check each `structuredContent` against its tool's `outputSchema` before it is sent (default
+   * true): a result that does not fit is logged and answered as a masked internal error, never sent.
+   */
+  checkOutput?: boolean;
   /** Shapes a tool's return value as the REST route does (e.g. wraps it in `{ data }`); default: as is. */
   presentResult?: (value: unknown) => unknown;
   /** The error body the REST API sends for an HttpException (default: `exception.getResponse()`). */

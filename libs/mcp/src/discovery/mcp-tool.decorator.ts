@@ -22,7 +22,14 @@ export interface McpToolOptions {
   inputSchema?: Record<string, unknown>;
   /** A JSON Schema served verbatim instead of the generated one (arguments are then validated by the method). */
   rawInputSchema?: Record<string, unknown>;
-  /** Declared output schema (listed as `outputSchema`; results should carry `structuredContent`). */
+  /**
+   * The response DTO (a class-validator class, like an input DTO): its JSON Schema, made by the same
+   * converter as `inputSchema`, is listed as `outputSchema`, and every successful result carries the
+   * returned object as `structuredContent` too (2025-06-18 and later). Default: the class of a 2xx
+   * `@ApiResponse({ type })` (@nestjs/swagger) on the same method, if any.
+   */
+  output?: import('@nestjs/common').Type;
+  /** A JSON Schema listed verbatim as `outputSchema`, instead of one made from `output`. */
   outputSchema?: Record<string, unknown>;
   /**
    * Destructive tools: the name of a method of the same provider, called with the tool's own

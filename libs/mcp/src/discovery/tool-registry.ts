@@ -6,6 +6,7 @@ import { type ParamHeader, paramHeadersOf } from '../protocol/index.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
 import { bindMethod, type MethodBinding } from './method-binding.js';
 import { MCP_TOOL_METADATA, type McpToolOptions } from './mcp-tool.decorator.js';
+import { type OutputContract, outputContract, outputDtoOf } from './output-contract.js';
 import { checkPreflight } from './preflight-binding.js';
 import { scanDecoratedMethods } from './scan-providers.js';
 
@@ -33,6 +34,8 @@ export interface RegisteredTool extends MethodBinding {
   readonly task?: 'optional' | 'required';
   /** Arguments mirrored into `Mcp-Param-*` headers (x-mcp-header), checked by HeaderMatchGuard. */
   readonly paramHeaders: readonly ParamHeader[];
+  /** The declared `outputSchema` and its check: results then carry `structuredContent`. */
+  readonly output?: OutputContract;
 }
 
 /**
@@ -71,7 +74,9 @@ export class McpToolRegistry implements OnModuleInit {
         rawInputSchema: options.rawInputSchema,
         extraSchema: options.inputSchema,
       });
-      this.byName.set(options.name, this.describe(binding, options));
+      const dto = outputDtoOf(options.output, methodOf(binding));
+      const output = outputContract(schemas, dto, options.outputSchema, this.config.checkOutput);
+      this.byName.set(options.name, this.describe(binding, options, output));
     }
     this.ordered = [...this.byName.values()];
   }
@@ -104,7 +109,7 @@ export class McpToolRegistry implements OnModuleInit {
     return name;
   }
 
-  private describe(binding: MethodBinding, options: McpToolOptions): RegisteredTool {
+  private describe(binding: MethodBinding, options: McpToolOptions, output?: OutputContract): RegisteredTool {
     const d = this.config.annotationDefaults;
     const given = options.annotations ?? {};
     const title = options.title ?? given.title;
@@ -120,7 +125,7 @@ export class McpToolRegistry implements OnModuleInit {
       ...(title ? { title } : {}),
       description: options.description,
       inputSchema: binding.inputSchema,
-      ...(options.outputSchema ? { outputSchema: options.outputSchema } : {}),
+      ...(output ? { outputSchema: output.schema } : {}),
       annotations,
     };
     return {
@@ -134,6 +139,12 @@ export class McpToolRegistry implements OnModuleInit {
       ...(options.task ? { task: options.task } : {}),
       ...(options.preflight ? { preflight: this.preflightOf(binding, options) } : {}),
       paramHeaders: this.paramHeaders(binding, options.name),
+      ...(output ? { output } : {}),
     };
   }
+}
+
+function methodOf(binding: MethodBinding): object {
+  const prototype = (binding.wrapper.metatype as { prototype: Record<string, object> }).prototype;
+  return prototype[binding.methodName]!;
 }

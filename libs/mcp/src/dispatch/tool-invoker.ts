@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { answerSiteOf, type McpCall } from '../call/mcp-call.js';
+import { OutputSchemaMismatch, carriesStructuredContent, presentedContent } from '../call/structured-result.js';
 import { McpToolResult } from '../call/tool-result.js';
 import type { RegisteredTool } from '../discovery/tool-registry.js';
 import { answerOf, rethrowable } from '../errors.js';
@@ -35,7 +36,7 @@ export class ToolInvoker {
     // `asTask`: the call is answered with a task made from the method's value (Tasks extension);
     // a refusal by the method (4xx) still answers at once, and no task is made.
     const finish = (value: unknown): JsonObject | Promise<JsonObject> =>
-      asTask ? asTask(value) : this.present(tool, value);
+      asTask ? asTask(value) : this.present(tool, value, call);
     try {
       const prepared = await this.invoker.prepare(
         tool,
@@ -56,12 +57,24 @@ export class ToolInvoker {
     }
   }
 
-  private present(tool: RegisteredTool, value: unknown): JsonObject {
-    if (value instanceof McpToolResult) return value.toResult();
-    const presented = this.config.presentResult(value);
-    const content: unknown[] = presented === undefined ? [] : [{ type: 'text', text: JSON.stringify(presented) }];
+  private present(tool: RegisteredTool, value: unknown, call: McpCall): JsonObject {
+    if (value instanceof McpToolResult) return this.rich(tool, value, call);
+    const { content, structuredContent } = presentedContent(tool, this.config.presentResult(value), call.era);
     if (tool.resourceLinks) content.push(...tool.resourceLinks(value));
-    return { content };
+    return structuredContent ? { content, structuredContent } : { content };
+  }
+
+  /** A method's own McpToolResult: its structuredContent is held to the schema too, and dropped where the era has none. */
+  private rich(tool: RegisteredTool, value: McpToolResult, call: McpCall): JsonObject {
+    const result = value.toResult();
+    if (result.structuredContent === undefined) return result;
+    if (!carriesStructuredContent(call.era)) {
+      delete result.structuredContent;
+      return result;
+    }
+    const mismatch = result.isError ? undefined : tool.output?.check(result.structuredContent);
+    if (mismatch !== undefined) throw new OutputSchemaMismatch(tool.name, mismatch);
+    return result;
   }
 
   /** A tool's error the caller can act on is a result with `isError`; the rest is answered by the dispatcher (errors.ts). */
