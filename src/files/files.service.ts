@@ -15,6 +15,7 @@ import { OrgContextService } from '../orgs/org-context.service.js';
 import { CreateFileDto, ListFilesQueryDto } from './file.dto.js';
 import { FILE_STORE, FileGone, fileGoneError, type FileStore, type StoredFile } from './file-store.js';
 import { type FileRow, fileView, type FileView } from './file.view.js';
+import { DownloadEnvelope, FileCreatedEnvelope, FileEnvelope, FilePage } from './file.response.js';
 
 /** Files travel by presigned URL, never through the API body or a tool (docs/kadu.md). */
 @Injectable()
@@ -30,6 +31,7 @@ export class FilesService {
 
   @McpTool({
     name: 'kadu_files_create',
+    output: FileCreatedEnvelope,
     title: 'Create a file upload',
     description:
       'Registers an input file and returns a short-lived upload_url: PUT the exact bytes there (Content-Type as declared), then call kadu_files_confirm. Pass the id in input_file_ids of kadu_tasks_run.',
@@ -70,6 +72,7 @@ export class FilesService {
 
   @McpTool({
     name: 'kadu_files_confirm',
+    output: FileEnvelope,
     title: 'Confirm an upload',
     description:
       'Checks the uploaded bytes against the declared size and sha256; the file becomes ready, or rejected on a mismatch.',
@@ -115,6 +118,7 @@ export class FilesService {
 
   @McpTool({
     name: 'kadu_files_list',
+    output: FilePage,
     title: 'List files',
     description: 'Lists files (inputs you uploaded and outputs of executions), newest first.',
     annotations: hints('read', true),
@@ -148,6 +152,7 @@ export class FilesService {
   })
   @McpTool({
     name: 'kadu_files_get',
+    output: FileEnvelope,
     title: 'Get a file',
     description: "Gets a file's metadata (never its bytes).",
     annotations: hints('read', true),
@@ -163,6 +168,7 @@ export class FilesService {
 
   @McpTool({
     name: 'kadu_files_download',
+    output: DownloadEnvelope,
     title: 'Get a download URL',
     description:
       'Returns a short-lived URL to download a ready file. The bytes never pass through this tool. A file whose bytes are gone answers file_gone.',
@@ -189,6 +195,7 @@ export class FilesService {
 
   @McpTool({
     name: 'kadu_files_delete',
+    output: FileEnvelope,
     title: 'Delete a file',
     description: 'Deletes a file: it can no longer be used as an execution input or downloaded.',
     annotations: hints('destructive', true),

@@ -11,6 +11,7 @@ import { iso } from '../common/serialize.js';
 import { DATABASE, type Database, type Queryable } from '../db/database.js';
 import { hints, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
+import { MemberEnvelope, MemberPage } from './member.response.js';
 
 export class CreateMemberDto {
   @IsEmail()
@@ -62,6 +63,7 @@ export class MembersService {
 
   @McpTool({
     name: 'kadu_members_list',
+    output: MemberPage,
     title: 'List members',
     description: 'Lists the members of the organisation and their roles.',
     annotations: hints('read', true),
@@ -95,6 +97,7 @@ export class MembersService {
 
   @McpTool({
     name: 'kadu_members_update_role',
+    output: MemberEnvelope,
     title: "Change a member's role",
     description: 'Changes the role of a member (viewer, operator, admin, owner), which changes what they may run.',
     annotations: hints('destructive', true),
@@ -124,6 +127,7 @@ export class MembersService {
 
   @McpTool({
     name: 'kadu_members_remove',
+    output: MemberEnvelope,
     title: 'Remove a member',
     description: 'Removes a member from the organisation.',
     annotations: hints('destructive', true),

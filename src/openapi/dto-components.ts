@@ -19,9 +19,12 @@ export class DtoComponents {
   /** `closed`: the API refuses unknown fields (forbidNonWhitelisted), so every object says so. */
   constructor(private readonly closed: boolean) {}
 
-  /** A `$ref` to the DTO's component schema, adding it (and what it nests) on first use. */
-  ref(dto: Type): Schema {
-    const { $defs, ...root } = this.builder.build(dto, this.closed) as Schema & { $defs?: Record<string, Schema> };
+  /**
+   * A `$ref` to the DTO's component schema, adding it (and what it nests) on first use. Response
+   * DTOs pass `closed: false`: an answer may grow fields, as a tool's outputSchema says too.
+   */
+  ref(dto: Type, closed = this.closed): Schema {
+    const { $defs, ...root } = this.builder.build(dto, closed) as Schema & { $defs?: Record<string, Schema> };
     this.add(dto.name, root);
     for (const [name, def] of Object.entries($defs ?? {})) this.add(name, def);
     return { $ref: `${COMPONENTS_PREFIX}${dto.name}` };

@@ -173,10 +173,17 @@ function describeOperation(
     lists: route.lists,
     idempotent,
   };
-  describeResponses(operation, route, commonErrors(kind));
+  // The tool's response DTO is the operation's success body: the one class both doors answer with.
+  const answer = tool?.output?.dto ? { 'application/json': { schema: dtos.ref(tool.output.dto, false) } } : undefined;
+  describeResponses(operation, route, commonErrors(kind), answer);
 }
 
-function describeResponses(operation: Operation, route: RouteFacts, errors: Map<number, string[]>): void {
+function describeResponses(
+  operation: Operation,
+  route: RouteFacts,
+  errors: Map<number, string[]>,
+  answer: Schema | undefined,
+): void {
   const responses: Record<string, Schema> = {};
   // Declaring an error with @ApiResponse makes the scanner leave out the success answer: it is Nest's own status.
   const successes = Object.keys(operation.responses).filter((status) => Number(status) < 400);
@@ -188,7 +195,7 @@ function describeResponses(operation: Operation, route: RouteFacts, errors: Map<
       ...(route.bearer ? rateLimitHeaders() : {}),
       ...((declared.headers as Schema | undefined) ?? {}),
     };
-    const content = declared.content ?? (code === 204 ? undefined : envelopeContent(route.lists));
+    const content = declared.content ?? (code === 204 ? undefined : (answer ?? envelopeContent(route.lists)));
     responses[status] = {
       ...declared,
       description: textOrUndefined(declared.description) || REASONS[code] || 'Success',

@@ -12,6 +12,7 @@ import { hints, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
 import { Omittable } from '../common/validation.js';
 import { SecretEntryLinks } from './secret-entry-links.js';
+import { SecretEntryEnvelope, SecretEnvelope, SecretPage } from './secret.response.js';
 
 export class CreateSecretDto {
   @IsString()
@@ -61,6 +62,7 @@ export class SecretsService {
 
   @McpTool({
     name: 'kadu_secrets_list',
+    output: SecretPage,
     title: 'List secrets',
     description: 'Lists secrets (metadata only; values are never returned).',
     annotations: hints('read', true),
@@ -79,6 +81,7 @@ export class SecretsService {
 
   @McpTool({
     name: 'kadu_secrets_get',
+    output: SecretEnvelope,
     title: 'Get a secret',
     description: "Gets a secret's metadata (never its value).",
     annotations: hints('read', true),
@@ -107,6 +110,7 @@ export class SecretsService {
 
   @McpTool({
     name: 'kadu_secrets_rotate',
+    output: SecretEntryEnvelope,
     title: 'Rotate a secret',
     description:
       'Starts the rotation of a secret: returns a short-lived link for the person to type the new value. The value never passes through you.',
@@ -125,6 +129,7 @@ export class SecretsService {
 
   @McpTool({
     name: 'kadu_secrets_delete',
+    output: SecretEnvelope,
     title: 'Delete a secret',
     description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.',
     annotations: hints('destructive', false),

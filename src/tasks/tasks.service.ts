@@ -13,6 +13,7 @@ import { OrgContextService } from '../orgs/org-context.service.js';
 import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, UpdateTaskDto } from './task.dto.js';
 import { TaskInputValidator } from './input-schema.js';
 import { type TaskRow, taskView, type TaskView } from './task.view.js';
+import { TaskEnvelope, TaskPage } from './task.response.js';
 
 /** Tasks: what an organisation can run. One implementation behind /api/v1/tasks and the kadu_tasks_* tools. */
 @Injectable()
@@ -27,6 +28,7 @@ export class TasksService {
 
   @McpTool({
     name: 'kadu_tasks_list',
+    output: TaskPage,
     title: 'List tasks',
     description: 'Lists the tasks of your organisation, newest first. Page with meta.next_cursor.',
     annotations: hints('read', true),
@@ -54,6 +56,7 @@ export class TasksService {
   })
   @McpTool({
     name: 'kadu_tasks_get',
+    output: TaskEnvelope,
     title: 'Get a task',
     description: 'Gets one task: its kind, instructions, input schema, cost cap, launch policy and destinations.',
     annotations: hints('read', true),
@@ -69,6 +72,7 @@ export class TasksService {
 
   @McpTool({
     name: 'kadu_tasks_create',
+    output: TaskEnvelope,
     title: 'Create a task',
     description: 'Creates a task of a given kind with a cost cap per execution. Run it with kadu_tasks_run.',
     annotations: hints('write', false),
@@ -102,6 +106,7 @@ export class TasksService {
 
   @McpTool({
     name: 'kadu_tasks_update',
+    output: TaskEnvelope,
     title: 'Update a task',
     description: 'Changes the name, description, instructions, input schema or cost cap of a task.',
     annotations: hints('write', true),
@@ -128,6 +133,7 @@ export class TasksService {
 
   @McpTool({
     name: 'kadu_tasks_set_launch_policy',
+    output: TaskEnvelope,
     title: 'Set who can launch a task',
     description: 'Replaces the launch policy of a task: the roles and member ids allowed to run it.',
     annotations: hints('destructive', true),
@@ -160,6 +166,7 @@ export class TasksService {
 
   @McpTool({
     name: 'kadu_tasks_set_destinations',
+    output: TaskEnvelope,
     title: 'Set where a task delivers',
     description: 'Replaces the destinations (webhooks) that receive the execution events of a task.',
     annotations: hints('destructive', true),
@@ -182,6 +189,7 @@ export class TasksService {
 
   @McpTool({
     name: 'kadu_tasks_delete',
+    output: TaskEnvelope,
     title: 'Delete a task',
     description: 'Deletes a task; its executions stay readable.',
     annotations: hints('destructive', true),

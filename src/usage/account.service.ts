@@ -5,6 +5,7 @@ import { PERMISSIONS } from '../auth/permissions.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { hints } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
+import { MeEnvelope, UsageEnvelope } from './account.response.js';
 
 /** Who the caller is, and what the organisation has spent this month. */
 @Injectable()
@@ -24,6 +25,7 @@ export class AccountService {
   })
   @McpTool({
     name: 'kadu_me_get',
+    output: MeEnvelope,
     title: 'Who am I',
     description: 'Returns your organisation, plan, member record, role and token scopes.',
     annotations: hints('read', true),
@@ -54,6 +56,7 @@ export class AccountService {
   })
   @McpTool({
     name: 'kadu_usage_get',
+    output: UsageEnvelope,
     title: 'Usage this month',
     description: "Returns this month's spend against the plan budget and the executions queued or running.",
     annotations: hints('read', true),

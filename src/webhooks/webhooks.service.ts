@@ -16,6 +16,7 @@ import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './delivery-worker.js';
 import { checkWebhookUrl } from './ssrf.js';
 import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from './webhook.dto.js';
 import { type DeliveryRow, deliveryView, type WebhookRow, webhookView } from './webhook.view.js';
+import { DeliveryEnvelope, DeliveryPage, WebhookEnvelope, WebhookPage, WebhookWithSecretEnvelope } from './webhook.response.js';
 
 /** Webhooks and their delivery log. Secrets are shown once, at create and rotate. */
 @Injectable()
@@ -32,6 +33,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhooks_list',
+    output: WebhookPage,
     title: 'List webhooks',
     description: 'Lists webhooks (never their secrets).',
     annotations: hints('read', true),
@@ -59,6 +61,7 @@ export class WebhooksService {
   })
   @McpTool({
     name: 'kadu_webhooks_get',
+    output: WebhookEnvelope,
     title: 'Get a webhook',
     description: 'Gets a webhook (never its secret).',
     annotations: hints('read', true),
@@ -71,6 +74,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhooks_create',
+    output: WebhookWithSecretEnvelope,
     title: 'Create a webhook',
     description:
       'Creates a webhook that receives execution events. The signing secret is in this response only; deliveries carry X-Kadu-Signature: sha256=<hex HMAC of the body>.',
@@ -97,6 +101,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhooks_update',
+    output: WebhookEnvelope,
     title: 'Update a webhook',
     description: 'Changes the URL, events or active flag of a webhook.',
     annotations: hints('destructive', true),
@@ -129,6 +134,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhooks_delete',
+    output: WebhookEnvelope,
     title: 'Delete a webhook',
     description: 'Deletes a webhook; nothing more is delivered to it.',
     annotations: hints('destructive', true),
@@ -148,6 +154,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhooks_rotate_secret',
+    output: WebhookWithSecretEnvelope,
     title: 'Rotate a webhook secret',
     description: 'Replaces the signing secret of a webhook; the new secret is in this response only.',
     annotations: hints('destructive', false),
@@ -167,6 +174,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhook_deliveries_list',
+    output: DeliveryPage,
     title: 'List webhook deliveries',
     description:
       'Lists webhook deliveries, newest first, optionally by webhook or status (pending, delivered, failed).',
@@ -199,6 +207,7 @@ export class WebhooksService {
   })
   @McpTool({
     name: 'kadu_webhook_deliveries_get',
+    output: DeliveryEnvelope,
     title: 'Get a webhook delivery',
     description: 'Gets one delivery: payload, status, attempts, last response code and error.',
     annotations: hints('read', true),
@@ -214,6 +223,7 @@ export class WebhooksService {
 
   @McpTool({
     name: 'kadu_webhook_deliveries_replay',
+    output: DeliveryEnvelope,
     title: 'Replay a webhook delivery',
     description:
       "Sends a delivery again, as a new delivery to the webhook's current URL. Each call is one more delivery.",

@@ -8,6 +8,7 @@ import { inline, type Json, operationsOf, servedRoutes } from '../support/openap
 
 // ajv ships CommonJS; its default export is the class.
 const Ajv2020 = createRequire(import.meta.url)('ajv/dist/2020') as typeof import('ajv/dist/2020.js').default;
+const addFormats = createRequire(import.meta.url)('ajv-formats') as typeof import('ajv-formats').default;
 
 /**
  * The OpenAPI description of /api/v1 as a client gets it: a valid 3.1 document, served without a
@@ -96,11 +97,16 @@ describe('GET /api/v1/openapi.json', () => {
     }
     const create = doc.paths['/tasks'].post;
     expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+    // An operation with a tool answers that tool's response DTO (issue 31); the others the generic envelopes.
     expect(create.responses['201'].content['application/json'].schema).toEqual({
-      $ref: '#/components/schemas/Envelope',
+      $ref: '#/components/schemas/TaskEnvelope',
     });
     expect(doc.paths['/tasks'].get.responses['200'].content['application/json'].schema).toEqual({
-      $ref: '#/components/schemas/ListEnvelope',
+      $ref: '#/components/schemas/TaskPage',
+    });
+    expect(inline(schemas.TaskPage, doc)).toMatchObject({
+      required: ['data', 'meta'],
+      properties: { data: { type: 'array', items: { required: expect.arrayContaining(['id', 'name', 'cost_cap']) } } },
     });
     expect(doc.paths['/tasks/{id}/run'].post.responses).toHaveProperty('202');
   });
@@ -142,7 +148,7 @@ describe('the description matches what the API does', () => {
 
   it('real answers fit the documented envelopes and error body, with the documented headers', async () => {
     const client = new KaduClient(kadu, { role: 'admin' });
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
     const fits = (res: request.Response, method: string, path: string) => {
       const response = inline(doc.paths[path][method].responses[String(res.status)], doc);
       expect(response, `${method} ${path} ${res.status} is documented`).toBeDefined();
@@ -233,6 +239,28 @@ describe('each kadu_* tool and its REST operation', () => {
         }
       }
     }
+  });
+
+  it("answer the same: each tool's outputSchema is its operation's success response schema", () => {
+    let compared = 0;
+    for (const { method, path, operation } of operationsOf(doc)) {
+      const twin = twinOf(operation);
+      if (!twin) continue;
+      const where = `${method.toUpperCase()} ${path} / ${twin.name}`;
+      const tool = tools.find((t) => t.name === twin.name)!;
+      expect(tool.outputSchema, where).toBeDefined();
+      const successes = Object.keys(operation.responses).filter((status) => Number(status) < 300);
+      expect(successes.length, where).toBeGreaterThan(0);
+      for (const status of successes) {
+        const schema = inline(operation.responses[status].content['application/json'].schema, doc);
+        // The tool's schema is self-contained (nested DTOs under $defs); inlined, the two are one schema.
+        const { $defs, ...own } = inline(tool.outputSchema, tool.outputSchema);
+        expect($defs, where).toBeDefined();
+        expect(schema, `${where} ${status}`).toEqual(own);
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThanOrEqual(37);
   });
 
   function requestOf(operation: Json, pathArguments: Record<string, string>) {

@@ -15,6 +15,8 @@ const SUCCESS_STATUSES = ['200', '201', '202'];
  */
 export interface OutputContract {
   readonly schema: Readonly<Schema>;
+  /** The DTO it was made from (absent for a raw `outputSchema`), e.g. for an API description. */
+  readonly dto?: Type;
   /** Undefined when `value` fits the schema; otherwise what does not fit, for the log. */
   check(value: unknown): string | undefined;
 }
@@ -47,11 +49,13 @@ export function outputContract(
 ): OutputContract | undefined {
   const schema = raw ?? (dto ? schemas.build(dto) : undefined);
   if (!schema) return undefined;
-  if (!enforce) return { schema, check: () => undefined };
+  const source = raw || !dto ? {} : { dto };
+  if (!enforce) return { schema, ...source, check: () => undefined };
   compiler ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
   const validate: ValidateFunction = compiler.compile(schema);
   return {
     schema,
+    ...source,
     check: (value) => {
       if (validate(value)) return undefined;
       return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
