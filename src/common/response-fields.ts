@@ -35,9 +35,12 @@ export const Bool = (description?: string) => applyDecorators(IsBoolean(), withE
 export const OneOf = (values: readonly string[], description?: string) =>
   applyDecorators(IsIn([...values]), withExtra({ type: 'string', ...text(description) }));
 /** Any JSON value the resource holds as given; IsDefined makes it required (the key is always there), null included. */
-export const AnyJson = (description: string) => applyDecorators(IsDefined(), shaped(() => ({ description })));
-export const NullableObject = (description: string) =>
-  applyDecorators(IsObject(), withExtra({ description }, true));
+export const AnyJson = (description: string) =>
+  applyDecorators(
+    IsDefined(),
+    shaped(() => ({ description })),
+  );
+export const NullableObject = (description: string) => applyDecorators(IsObject(), withExtra({ description }, true));
 export const Nested = (dto: () => Type) => applyDecorators(ValidateNested(), TransformType(dto));
 export const NullableNested = (dto: () => Type) =>
   applyDecorators(

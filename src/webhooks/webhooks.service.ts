@@ -16,7 +16,13 @@ import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './delivery-worker.js';
 import { checkWebhookUrl } from './ssrf.js';
 import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from './webhook.dto.js';
 import { type DeliveryRow, deliveryView, type WebhookRow, webhookView } from './webhook.view.js';
-import { DeliveryEnvelope, DeliveryPage, WebhookEnvelope, WebhookPage, WebhookWithSecretEnvelope } from './webhook.response.js';
+import {
+  DeliveryEnvelope,
+  DeliveryPage,
+  WebhookEnvelope,
+  WebhookPage,
+  WebhookWithSecretEnvelope,
+} from './webhook.response.js';
 
 /** Webhooks and their delivery log. Secrets are shown once, at create and rotate. */
 @Injectable()
