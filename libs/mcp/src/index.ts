@@ -55,6 +55,13 @@ export { JSONSchema } from 'class-validator-jsonschema';
 export { McpToolRegistry, type RegisteredTool } from './discovery/tool-registry.js';
 export { McpCatalogRegistry } from './discovery/catalog-registry.js';
 export { DtoSchemaBuilder } from './discovery/dto-schema.js';
+export {
+  MCP_APPS_EXTENSION,
+  MCP_APP_MIME_TYPE,
+  type McpAppCsp,
+  type McpAppResourceOptions,
+  type McpToolUi,
+} from './discovery/mcp-app.js';
 
 // What a method gets and returns
 export type { McpPrincipal } from './auth/principal.js';

@@ -14,6 +14,7 @@ import {
   type McpResourceOptions,
   type McpResourceTemplateOptions,
 } from './mcp-catalog.decorators.js';
+import { appContentMeta, MCP_APP_MIME_TYPE } from './mcp-app.js';
 import { type DecoratedMethod, scanDecoratedMethods } from './scan-providers.js';
 import { type CompiledTemplate, compileUriTemplate } from './uri-template.js';
 import { TOOL_NAME_PATTERN } from './tool-registry.js';
@@ -26,6 +27,8 @@ interface Access {
 export interface RegisteredResource extends MethodBinding, Access {
   readonly uri: string;
   readonly mimeType?: string;
+  /** An MCP App's `_meta` for its `resources/read` contents (`@McpResource({ app })`). */
+  readonly contentMeta?: Readonly<Record<string, unknown>>;
   readonly listing: Readonly<Record<string, unknown>>;
 }
 
@@ -87,8 +90,7 @@ export class McpCatalogRegistry implements OnModuleInit {
         ...binding,
         ...access(o),
         uri: o.uri,
-        mimeType: o.mimeType,
-        listing: listing(o, { uri: o.uri }),
+        ...appResource(o, where(m)),
       });
     }
 
@@ -180,6 +182,15 @@ export class McpCatalogRegistry implements OnModuleInit {
 
 function access(o: { scopes?: readonly string[]; roles?: readonly string[] }): Access {
   return { scopes: [...(o.scopes ?? [])], roles: [...(o.roles ?? [])] };
+}
+
+/** An app resource is HTML of the app profile under `ui://`; any other keeps its own mime type. */
+function appResource(o: McpResourceOptions, location: string) {
+  if (!o.app) return { mimeType: o.mimeType, listing: listing(o, { uri: o.uri }) };
+  if (!o.uri.startsWith('ui://'))
+    throw new Error(`@McpResource '${o.uri}' on ${location}: an app's uri must be ui://…`);
+  const mimeType = MCP_APP_MIME_TYPE;
+  return { mimeType, contentMeta: appContentMeta(o.app), listing: listing({ ...o, mimeType }, { uri: o.uri }) };
 }
 
 function listing(

@@ -15,6 +15,11 @@ export interface McpResourceOptions extends McpAccessOptions {
   title?: string;
   description?: string;
   mimeType?: string;
+  /**
+   * An MCP App (`io.modelcontextprotocol/ui`): the method returns the app's HTML, served as
+   * `text/html;profile=mcp-app` with this `_meta.ui` (CSP, border); the uri must be `ui://…`.
+   */
+  app?: import('./mcp-app.js').McpAppResourceOptions;
 }
 
 export interface McpResourceTemplateOptions extends McpAccessOptions {

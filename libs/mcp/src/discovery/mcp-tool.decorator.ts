@@ -29,6 +29,12 @@ export interface McpToolOptions {
    * `@ApiResponse({ type })` (@nestjs/swagger) on the same method, if any.
    */
   output?: import('@nestjs/common').Type;
+  /**
+   * MCP Apps: the `ui://` resource (declared with `@McpResource({ app })`) that shows this tool's
+   * results, listed as `_meta.ui.resourceUri` to clients that render apps; `visibility: ['app']`
+   * marks a tool meant for the app only.
+   */
+  ui?: import('./mcp-app.js').McpToolUi;
   /** A JSON Schema listed verbatim as `outputSchema`, instead of one made from `output`. */
   outputSchema?: Record<string, unknown>;
   /**

@@ -5,6 +5,7 @@ import { McpConfig } from '../mcp-config.js';
 import { type ParamHeader, paramHeadersOf } from '../protocol/index.js';
 import { DtoSchemaBuilder } from './dto-schema.js';
 import { bindMethod, type MethodBinding } from './method-binding.js';
+import { toolUiMeta } from './mcp-app.js';
 import { MCP_TOOL_METADATA, type McpToolOptions } from './mcp-tool.decorator.js';
 import { type OutputContract, outputContract, outputDtoOf } from './output-contract.js';
 import { checkPreflight } from './preflight-binding.js';
@@ -25,8 +26,12 @@ export interface RegisteredTool extends MethodBinding {
   readonly scopes: readonly string[];
   readonly roles: readonly string[];
   readonly annotations: ToolAnnotations;
-  /** The `tools/list` entry, built once. */
+  /** The `tools/list` entry, built once (with `_meta.ui` when the tool has an app). */
   readonly listing: Readonly<Record<string, unknown>>;
+  /** The entry for a client that does not render apps: the same tool without the UI metadata. */
+  readonly plainListing: Readonly<Record<string, unknown>>;
+  /** The `ui://` resource of the tool's app (`@McpTool({ ui })`). */
+  readonly uiResource?: string;
   readonly resourceLinks?: (value: unknown) => McpContent[];
   /** Method of the same provider run before a destructive tool's confirmation (`@McpTool({ preflight })`). */
   readonly preflight?: string;
@@ -128,13 +133,16 @@ export class McpToolRegistry implements OnModuleInit {
       ...(output ? { outputSchema: output.schema } : {}),
       annotations,
     };
+    const ui = options.ui === undefined ? undefined : toolUiMeta(options.ui);
     return {
       ...binding,
       name: options.name,
       scopes: [...(options.scopes ?? [])],
       roles: [...(options.roles ?? [])],
       annotations,
-      listing,
+      listing: ui ? { ...listing, _meta: ui.meta } : listing,
+      plainListing: listing,
+      ...(ui ? { uiResource: ui.resourceUri } : {}),
       ...(options.resourceLinks ? { resourceLinks: options.resourceLinks } : {}),
       ...(options.task ? { task: options.task } : {}),
       ...(options.preflight ? { preflight: this.preflightOf(binding, options) } : {}),

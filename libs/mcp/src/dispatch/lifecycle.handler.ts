@@ -1,4 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
+import { appsCapability } from '../discovery/mcp-app.js';
+import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { McpConfig } from '../mcp-config.js';
 import { isLegacyRevision, type JsonObject, offeredCapabilities, TASKS_EXTENSION } from '../protocol/index.js';
 import { subscriptionOffer } from '../subscriptions/subscription-options.js';
@@ -11,11 +14,15 @@ import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
  * advertising them false.
  */
 @Injectable()
-export class LifecycleHandler {
-  private readonly discover: JsonObject;
-  private readonly legacyCapabilities: JsonObject;
+export class LifecycleHandler implements OnApplicationBootstrap {
+  private discover: JsonObject;
+  private legacyCapabilities: JsonObject;
 
-  constructor(private readonly config: McpConfig) {
+  constructor(
+    private readonly config: McpConfig,
+    private readonly tools: McpToolRegistry,
+    private readonly catalog: McpCatalogRegistry,
+  ) {
     this.discover = {
       supportedVersions: [...config.protocolVersions],
       capabilities: {
@@ -33,6 +40,27 @@ export class LifecycleHandler {
       completions: {},
       ...(config.legacyLogging ? { logging: {} } : {}),
     };
+  }
+
+  /**
+   * MCP Apps: once every provider is scanned, each tool's `ui` must name a declared app resource,
+   * and the extension is advertised (both eras) only when the app declares one.
+   */
+  onApplicationBootstrap(): void {
+    const apps = new Set(this.catalog.resourceList.filter((r) => r.contentMeta !== undefined).map((r) => r.uri));
+    for (const tool of this.tools.all()) {
+      if (tool.uiResource !== undefined && !apps.has(tool.uiResource))
+        throw new Error(
+          `@McpTool '${tool.name}' on ${tool.location}: ui '${tool.uiResource}' is not declared by any @McpResource({ app })`,
+        );
+    }
+    if (apps.size === 0) return;
+    const withApps = (capabilities: unknown): JsonObject => {
+      const own = capabilities as JsonObject;
+      return { ...own, extensions: { ...(own.extensions as JsonObject | undefined), ...appsCapability() } };
+    };
+    this.discover = { ...this.discover, capabilities: withApps(this.discover.capabilities) };
+    this.legacyCapabilities = withApps(this.legacyCapabilities);
   }
 
   handlers(): McpMethodHandler[] {

@@ -67,8 +67,11 @@ export class ResourceHandler {
     if ('template' in match)
       for (const [variable, arg] of Object.entries(match.template.bind)) args[arg] = match.values[variable];
     // What the app's method throws is answered by the one map (errors.ts): a 404 is "resource not found".
+    const meta = 'resource' in match ? match.resource.contentMeta : undefined;
     return invokeCatalogEntry(this.door, call, { key: uri, args: { uri } }, target, args, { name, uri }, (value) => ({
-      contents: toResourceContents(uri, target.mimeType, value),
+      contents: meta
+        ? toResourceContents(uri, target.mimeType, value).map((content) => ({ ...content, _meta: meta }))
+        : toResourceContents(uri, target.mimeType, value),
     }));
   }
 }

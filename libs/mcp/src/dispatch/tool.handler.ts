@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../auth/principal.js';
+import { rendersApps } from '../discovery/mcp-app.js';
 import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
@@ -17,6 +18,9 @@ import { MrtrService } from '../confirmation/mrtr.service.js';
 /** `tools/list` and `tools/call` (both eras). */
 @Injectable()
 export class ToolHandler {
+  /** Whether any tool has an app (then clients that render none get their own list). */
+  private withApps?: boolean;
+
   constructor(
     private readonly registry: McpToolRegistry,
     private readonly access: AccessPolicy,
@@ -36,13 +40,19 @@ export class ToolHandler {
     ];
   }
 
-  /** The tools a principal may run, as a paged list shared by every caller with the same visibility. */
-  visibleTools(principal: McpPrincipal | undefined): PagedList<RegisteredTool> {
-    return this.lists.of('tools', 'tool', principal, this.registry.all(), (tool) => tool.name);
+  /**
+   * The tools a principal may run, as a paged list shared by every caller with the same visibility.
+   * `apps: false` lists them without the UI metadata (a client that does not render MCP Apps).
+   */
+  visibleTools(principal: McpPrincipal | undefined, apps = true): PagedList<RegisteredTool> {
+    this.withApps ??= this.registry.all().some((tool) => tool.uiResource !== undefined);
+    if (apps || !this.withApps)
+      return this.lists.of('tools', 'tool', principal, this.registry.all(), (tool) => tool.name);
+    return this.lists.of('tools-plain', 'tool', principal, this.registry.all(), (tool) => tool.name, plainEntry);
   }
 
   private list(call: McpCall): JsonObject {
-    return pageResult(this.visibleTools(call.principal), call, 'tools');
+    return pageResult(this.visibleTools(call.principal, rendersApps(call.era)), call, 'tools');
   }
 
   private async call(call: McpCall): Promise<JsonObject> {
@@ -73,6 +83,8 @@ export class ToolHandler {
     );
   }
 }
+
+const plainEntry = (tool: RegisteredTool) => tool.plainListing;
 
 function requirement(tool: RegisteredTool) {
   return { kind: 'tool' as const, name: tool.name, scopes: tool.scopes, roles: tool.roles };

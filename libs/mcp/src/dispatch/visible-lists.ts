@@ -31,6 +31,7 @@ export class VisibleLists {
     principal: McpPrincipal | undefined,
     items: readonly T[],
     idOf: (item: T) => string,
+    entryOf: (item: T) => unknown = (item) => item.listing,
   ): PagedList<T> {
     const build = (): PagedList<T> =>
       new PagedList<T>(
@@ -41,7 +42,7 @@ export class VisibleLists {
             'allowed',
         ),
         idOf,
-        (item) => item.listing,
+        entryOf,
         this.config.pageSize,
         this.config.stateKey,
       );
