@@ -29,6 +29,7 @@ import { UrlSigner } from './files/url-signer.js';
 import { KaduCompletionsService } from './mcp/kadu-completions.service.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { KaduPromptsService } from './mcp/kadu-prompts.service.js';
+import { ExecutionAppService } from './mcp/execution-app.service.js';
 import { STATE_SECRET } from './mcp/state-key.js';
 import { AuthModule } from './auth/auth.module.js';
 import { KaduMcpState } from './mcp/kadu-mcp.options.js';
@@ -132,6 +133,7 @@ const keyed = <T>(make: (key: Buffer) => T) => ({ inject: [STATE_KEY], useFactor
     SecretEntryLinks,
     MembersService,
     KaduPromptsService,
+    ExecutionAppService,
     KaduCompletionsService,
     KaduConfirmations,
     ExecutionTasks,

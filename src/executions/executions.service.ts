@@ -28,6 +28,7 @@ import { EXECUTION_QUEUE, type ExecutionQueue } from './execution-queue.js';
 import { ContinueExecutionDto, ListExecutionsQueryDto } from './execution.dto.js';
 import { type ExecutionRow, executionView, type ExecutionView, stepView } from './execution.view.js';
 import { ExecutionEnvelope, ExecutionPage, StepPage } from './execution.response.js';
+import { EXECUTION_APP_URI } from '../mcp/execution-app.service.js';
 
 /** The execution's resource, linked from the results of kadu_tasks_run and kadu_executions_get. */
 function executionLink(value: unknown): McpContent[] {
@@ -63,6 +64,7 @@ export class ExecutionsService {
 
   @McpTool({
     name: 'kadu_tasks_run',
+    ui: EXECUTION_APP_URI,
     output: ExecutionEnvelope,
     title: 'Run a task',
     description:
@@ -157,6 +159,7 @@ export class ExecutionsService {
   })
   @McpTool({
     name: 'kadu_executions_get',
+    ui: EXECUTION_APP_URI,
     output: ExecutionEnvelope,
     title: 'Get an execution',
     description:
@@ -209,6 +212,7 @@ export class ExecutionsService {
 
   @McpTool({
     name: 'kadu_executions_continue',
+    ui: EXECUTION_APP_URI,
     output: ExecutionEnvelope,
     title: 'Answer an execution',
     description:

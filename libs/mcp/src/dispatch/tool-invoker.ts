@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { answerSiteOf, type McpCall } from '../call/mcp-call.js';
-import { OutputSchemaMismatch, carriesStructuredContent, presentedContent } from '../call/structured-result.js';
+import { OutputSchemaMismatch, carriesStructuredContent, presentedContent } from './structured-result.js';
 import { McpToolResult } from '../call/tool-result.js';
 import type { RegisteredTool } from '../discovery/tool-registry.js';
 import { answerOf, rethrowable } from '../errors.js';
