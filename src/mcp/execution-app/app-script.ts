@@ -97,6 +97,7 @@ export const EXECUTION_APP_SCRIPT = String.raw`(() => {
     meter.value = Math.min(spent, meter.max);
     meter.setAttribute('aria-valuetext', spent + ' of ' + cap + ' cost units');
     $('cancel').hidden = !CANCELABLE.includes(execution.status);
+    if (FINAL.includes(execution.status)) $('approve').hidden = true;
     renderQuestion(execution.status === 'awaiting_input' ? execution.question : null);
     renderError(execution.error);
     if (execution.status === 'succeeded') renderOutputs(execution.output_file_ids);
