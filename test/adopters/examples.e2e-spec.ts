@@ -37,7 +37,7 @@ const text = (result: { content: unknown }) => JSON.parse((result.content as { t
 
 beforeAll(async () => {
   scratch = await ExampleScratch.create();
-  const installs = [scratch.install('minimal'), scratch.install('two-replicas')];
+  const installs = [scratch.install('minimal'), scratch.install('two-replicas'), scratch.install('results-and-apps')];
   if (!Object.values(NODES).every(existsSync))
     installs.push(
       run('npm', ['ci', '--prefix', runtimes, '--no-audit', '--no-fund', '--loglevel=error'], { env: cleanEnv }).then(
@@ -122,6 +122,48 @@ describe.each(Object.entries(NODES))('examples/minimal on %s', (line, node) => {
       expect(await decideApproval(error.approval_url, app.url.origin, 'approve')).toBe(200);
       expect(text(await client.callTool({ name: 'notes_delete', arguments: { id: '1' } }))).toEqual({ deleted: true });
       expect(text(await client.callTool({ name: 'notes_list', arguments: {} }))).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('examples/results-and-apps', () => {
+  let app: StartedExample;
+  beforeAll(async () => {
+    app = await scratch.start('results-and-apps', process.execPath);
+  });
+
+  it('@modelcontextprotocol/client (2026-07-28, rendering apps): outputSchema, _meta.ui, structuredContent it validates, the app', async () => {
+    const client = new ClientV2({ name: 'example-test', version: '1.0.0' }, {
+      versionNegotiation: { mode: 'auto' },
+      capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },
+    } as never);
+    await client.connect(new TransportV2(app.url));
+    try {
+      const [tool] = (await client.listTools()).tools;
+      expect(tool).toMatchObject({ name: 'forecast_get', _meta: { ui: { resourceUri: 'ui://forecast/view' } } });
+      expect(tool!.outputSchema).toMatchObject({ type: 'object', required: ['data'] });
+      const result = await client.callTool({ name: 'forecast_get', arguments: { city: 'Recife' } });
+      expect(result.structuredContent).toEqual({ data: { city: 'Recife', celsius: 21 } });
+      expect(text(result)).toEqual(result.structuredContent);
+      const read = await client.readResource({ uri: 'ui://forecast/view' });
+      expect(read.contents[0]).toMatchObject({
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { csp: {}, prefersBorder: true } },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('@modelcontextprotocol/sdk (2025 era): the same result, validated by the client', async () => {
+    const client = new ClientV1({ name: 'example-test', version: '1.0.0' });
+    await client.connect(new TransportV1(app.url));
+    try {
+      await client.listTools();
+      const result = await client.callTool({ name: 'forecast_get', arguments: { city: 'Lisboa' } });
+      expect(result.structuredContent).toEqual({ data: { city: 'Lisboa', celsius: 21 } });
     } finally {
       await client.close();
     }
