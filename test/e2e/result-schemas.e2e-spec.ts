@@ -141,7 +141,7 @@ describe("the legacy adapter's output against both 2025 schemas", () => {
       for (const [method, definition, params] of COMMON) {
         const result = await send(modern(method, params()));
         expect(Object.keys(result)).toContain('resultType');
-        const adapted = adaptResponseForLegacyClient(result);
+        const adapted = adaptResponseForLegacyClient(result, revision);
         expect(schemas.problems(definition, adapted), `${method} ${JSON.stringify(params())}`).toEqual([]);
         expect(adapted._meta?.['io.modelcontextprotocol/serverInfo' as never]).toBeUndefined();
       }

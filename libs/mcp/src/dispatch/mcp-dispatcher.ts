@@ -102,7 +102,7 @@ export class McpDispatcher {
       const adapted =
         era.era === 'modern'
           ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
-          : adaptResponseForLegacyClient(result);
+          : adaptResponseForLegacyClient(result, era.revision);
       const toolError = message.method === 'tools/call' && result.isError === true;
       const body = serializeSuccess(id, adapted);
       return toolError ? { status: 200, body, toolError } : { status: 200, body };

@@ -48,6 +48,10 @@ describe('adaptResponseForLegacyClient', () => {
 
   it('keeps an empty result exactly {} and other _meta keys', () => {
     expect(adaptResponseForLegacyClient({})).toEqual({});
+    // structuredContent is 2025-06-18 and later: a 2025-03-26 result is text only.
+    const structured = { content: [], structuredContent: { a: 1 } };
+    expect(adaptResponseForLegacyClient(structured, '2025-03-26')).toEqual({ content: [] });
+    expect(adaptResponseForLegacyClient(structured, '2025-06-18')).toEqual(structured);
     expect(adaptResponseForLegacyClient({ content: [], _meta: { a: 1, [KEY]: INFO } })).toEqual({
       content: [],
       _meta: { a: 1 },

@@ -54,13 +54,15 @@ export function adaptResultForModernClient(method: string, result: JsonObject, s
 
 /**
  * The seed ADR's `adaptResponseForLegacyClient`: 2025 clients reject unknown top-level fields, so
- * nothing of the 2026 result envelope may reach them. `ping` must stay exactly `{}`.
+ * nothing of the 2026 result envelope may reach them. `ping` must stay exactly `{}`. Given the
+ * revision, a 2025-03-26 result also loses `structuredContent`, which that revision does not have.
  */
-export function adaptResponseForLegacyClient(result: JsonObject): JsonObject {
+export function adaptResponseForLegacyClient(result: JsonObject, revision?: string): JsonObject {
   if (result.resultType === 'input_required') throw new Error('input_required has no meaning in the 2025 era');
   if (result.resultType === 'task') throw new Error('tasks are a 2026-era extension');
   const adapted: JsonObject = { ...result };
   for (const key of MODERN_ONLY_KEYS) delete adapted[key];
+  if (revision !== undefined && revision < '2025-06-18') delete adapted.structuredContent;
   if (adapted._meta !== undefined && typeof adapted._meta === 'object' && adapted._meta !== null) {
     const meta = { ...(adapted._meta as JsonObject) };
     delete meta[META_SERVER_INFO];
