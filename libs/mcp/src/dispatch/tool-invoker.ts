@@ -67,8 +67,14 @@ export class ToolInvoker {
   /** A method's own McpToolResult: its structuredContent is held to the schema too, and dropped where the era has none. */
   private rich(tool: RegisteredTool, value: McpToolResult, call: McpCall): JsonObject {
     const result = value.toResult();
-    if (result.structuredContent === undefined) return result;
-    if (!carriesStructuredContent(call.era)) {
+    const structured = carriesStructuredContent(call.era);
+    if (result.structuredContent === undefined) {
+      // A tool that lists an outputSchema owes structuredContent on every success (clients require it).
+      if (tool.output && structured && !result.isError)
+        throw new OutputSchemaMismatch(tool.name, 'the result has no structuredContent');
+      return result;
+    }
+    if (!structured) {
       delete result.structuredContent;
       return result;
     }

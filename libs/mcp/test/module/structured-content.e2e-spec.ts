@@ -99,6 +99,10 @@ describe.each(ERAS)('%s', (_era, build) => {
     const wrong = await call('cities_rich', { wrong: true });
     expect(wrong.isError).toBe(true);
     expect(wrong).not.toHaveProperty('structuredContent');
+    // Text only from a tool that lists an outputSchema is a broken promise too.
+    const bare = await call('cities_rich', { bare: true });
+    expect(bare.isError).toBe(true);
+    expect(JSON.parse((bare.content as { text: string }[])[0]!.text).error.code).toBe('internal_error');
   });
 });
 
