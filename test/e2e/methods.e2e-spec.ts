@@ -32,13 +32,17 @@ describe('server/discover (2026)', () => {
       resultType: 'complete',
       supportedVersions: ['2026-07-28', '2025-06-18', '2025-03-26'],
       // Kadu's lists never change; executions can be followed on subscriptions/listen, and
-      // kadu_tasks_run answers a task to clients that declare the Tasks extension (issue 19).
+      // kadu_tasks_run answers a task to clients that declare the Tasks extension (issue 19), and
+      // executions are shown as an MCP App (issue 31).
       capabilities: {
         tools: {},
         resources: { subscribe: true },
         prompts: {},
         completions: {},
-        extensions: { 'io.modelcontextprotocol/tasks': {} },
+        extensions: {
+          'io.modelcontextprotocol/tasks': {},
+          'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] },
+        },
       },
       instructions: expect.stringContaining('organisation'),
       ttlMs: 0,
@@ -77,6 +81,7 @@ describe('initialize (2025)', () => {
         resources: { subscribe: false, listChanged: false },
         prompts: { listChanged: false },
         completions: {},
+        extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
       },
       serverInfo: SERVER_INFO,
       instructions: expect.stringContaining('Kadu'),

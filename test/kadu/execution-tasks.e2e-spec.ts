@@ -49,7 +49,10 @@ const untilStatus = (client: KaduClient, taskId: string, status: string) =>
 
 it('server/discover advertises the extension', async () => {
   const res = await admin.mcp('2026', 'server/discover');
-  expect(res.body.result.capabilities.extensions).toEqual({ [TASKS]: {} });
+  expect(res.body.result.capabilities.extensions).toEqual({
+    [TASKS]: {},
+    'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] },
+  });
 });
 
 it('confirmation first, then a task whose tasks/get reflects the execution and ends with what kadu_executions_get shows', async () => {

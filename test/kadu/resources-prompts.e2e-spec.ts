@@ -60,6 +60,7 @@ describe.each(ERAS)('%s era', (era) => {
       'kobana://kadu/me',
       'kobana://kadu/usage',
       'kobana://kadu/tasks',
+      'ui://kadu/execution',
     ]);
     const templates = (await admin.mcp(era, 'resources/templates/list')).body.result;
     expect(templates.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate).sort()).toEqual(
