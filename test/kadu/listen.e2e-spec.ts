@@ -60,8 +60,12 @@ describe('subscriptions/listen on Kadu', () => {
       prompts: {},
       resources: { subscribe: true },
       completions: {},
-      // Kadu also serves the Tasks extension (issue 19): kadu_tasks_run answers a task when asked.
-      extensions: { 'io.modelcontextprotocol/tasks': {} },
+      // Kadu also serves the Tasks extension (issue 19): kadu_tasks_run answers a task when asked;
+      // and MCP Apps (issue 31): executions are shown in ui://kadu/execution.
+      extensions: {
+        'io.modelcontextprotocol/tasks': {},
+        'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] },
+      },
     });
   });
 
