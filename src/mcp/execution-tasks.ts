@@ -218,10 +218,14 @@ export class ExecutionTasks implements McpTaskSource, OnModuleInit {
     }
   }
 
-  /** What kadu_executions_get shows for it, with the execution and its output files as resource links. */
+  /**
+   * What kadu_executions_get shows for it, with the execution and its output files as resource
+   * links; a succeeded one also as structuredContent (kadu_tasks_run lists an outputSchema, issue 31).
+   */
   private result(row: TaskRow): Record<string, unknown> {
+    const answer = { data: executionView(row) };
     const content: McpContent[] = [
-      { type: 'text', text: JSON.stringify({ data: executionView(row) }) },
+      { type: 'text', text: JSON.stringify(answer) },
       {
         type: 'resource_link',
         uri: `kobana://kadu/executions/${row.id}`,
@@ -236,7 +240,7 @@ export class ExecutionTasks implements McpTaskSource, OnModuleInit {
         title: `Output file ${id}`,
       })),
     ];
-    return { content, ...(row.status === 'failed' ? { isError: true } : {}) };
+    return row.status === 'failed' ? { content, isError: true } : { content, structuredContent: answer };
   }
 
   private statusMessage(row: TaskRow): string {

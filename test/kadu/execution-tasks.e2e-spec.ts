@@ -82,6 +82,8 @@ it('confirmation first, then a task whose tasks/get reflects the execution and e
   expect(done.statusMessage).toBe('Succeeded after 1 step; 1 of 7 cost units spent.');
   const shown = await admin.tool('2026', 'kadu_executions_get', { execution_id: execution.id });
   expect(JSON.parse(done.result.content[0].text)).toEqual(shown.body);
+  // The same object as structuredContent, as kadu_executions_get answers it (issue 31).
+  expect(done.result.structuredContent).toEqual(shown.result.structuredContent);
   expect(done.result.content[1]).toEqual({
     type: 'resource_link',
     uri: `kobana://kadu/executions/${execution.id}`,
