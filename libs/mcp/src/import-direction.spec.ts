@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
  */
 const FLOORS: readonly (readonly string[])[] = [
   ['protocol'],
+  ['redis-client'],
   ['auth', 'pages', 'errors.ts', 'state', 'events'],
   ['mcp.options.ts', 'mcp-config.ts', 'host-validation.ts'],
   ['call', 'tasks'],

@@ -1,4 +1,4 @@
-import { createRedis, type RedisConnection, type RedisTopology } from '../redis/redis-topology.js';
+import { createRedis, type RedisConnection, type RedisTopology } from '../redis-client/redis-topology.js';
 import type { SubscriptionEvent } from '../protocol/index.js';
 import { EventBusUnavailable, type McpEventBus } from './mcp-event-bus.js';
 

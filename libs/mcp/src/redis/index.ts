@@ -10,4 +10,4 @@ export {
   type RedisConnection,
   type RedisNode,
   type RedisTopology,
-} from './redis-topology.js';
+} from '../redis-client/redis-topology.js';

@@ -1,5 +1,5 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { createRedis, type RedisConnection, type RedisTopology } from '../redis/redis-topology.js';
+import { createRedis, type RedisConnection, type RedisTopology } from '../redis-client/redis-topology.js';
 import { StoreUnavailable } from '../errors.js';
 import type { McpRateLimiter, McpStateStore } from './mcp-state-store.js';
 
