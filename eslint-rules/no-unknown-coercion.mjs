@@ -52,6 +52,10 @@ export const noUnknownCoercion = {
       return isUnknownOrAny(type) ? checker.typeToString(type) : undefined;
     };
     const report = (node, form, type) => context.report({ node, messageId: 'coercion', data: { form, type } });
+    // A regex literal is one by its syntax; anything else by its type (the checker's RegExp, which
+    // needs the program's lib — the literal case must not depend on that).
+    const isRegExp = (node) =>
+      (node.type === 'Literal' && 'regex' in node) || checker.typeToString(typeOf(node)) === 'RegExp';
     return {
       CallExpression(node) {
         const arg = node.arguments[0];
@@ -65,7 +69,7 @@ export const noUnknownCoercion = {
           !callee.computed &&
           callee.property.type === 'Identifier' &&
           (callee.property.name === 'test' || callee.property.name === 'exec') &&
-          checker.typeToString(typeOf(callee.object)) === 'RegExp'
+          isRegExp(callee.object)
             ? `RegExp#${callee.property.name}(x)`
             : undefined;
         const form = converter ? `${converter}(x)` : matcher;
