@@ -95,16 +95,7 @@ export class PostgresDatabase implements Database {
     // An idle client that errors (server restart, partition) must not crash the process.
     pool.on('error', () => undefined);
     const db = new PostgresDatabase(pool, options.timeoutMs, options.schema);
-    if (options.schema) {
-      const schema = options.schema;
-      await db.transaction(
-        async (tx) => {
-          await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
-          await tx.query(`create schema if not exists ${schema}`);
-        },
-        { timeoutMs: MIGRATION_TIMEOUT_MS },
-      );
-    }
+    if (options.schema) await createSchema(db, options.schema);
     return db;
   }
 
@@ -232,4 +223,28 @@ function bounded<R>(promise: Promise<R>, ms: number): Promise<R> {
   });
   promise.catch(() => undefined); // it may still settle after the timeout
   return Promise.race([promise, expiry]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Creates the configured schema once, however many replicas start together: under the creation
+ * lock, asked of the catalog table; and a replica that still meets the schema being created by
+ * another (23505 on pg_namespace, or 42P06 — seen once when three replicas started at once) takes
+ * it as there, after checking that it is.
+ */
+async function createSchema(db: PostgresDatabase, schema: string): Promise<void> {
+  try {
+    await db.transaction(
+      async (tx) => {
+        await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
+        const found = await tx.query('select 1 from pg_namespace where nspname = $1', [schema]);
+        if (found.length === 0) await tx.query(`create schema ${schema}`);
+      },
+      { timeoutMs: MIGRATION_TIMEOUT_MS },
+    );
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+    const found = await db.query('select 1 from pg_namespace where nspname = $1', [schema]);
+    if (found.length === 0) throw error;
+  }
 }
