@@ -7,7 +7,7 @@ import { DOCS_CSP, DOCS_HTML, DOCS_SCRIPT, INIT_SCRIPT, UI_ASSETS } from './docs
 
 /**
  * The API description and its reference page, without authentication: they describe the API's
- * shape (already public in the README), never data. Swagger UI is served from its npm package.
+ * shape (already public in docs/integrators/kadu-api.md), never data. Swagger UI is served from its npm package.
  */
 @Controller('api/v1')
 export class ApiDocsController {

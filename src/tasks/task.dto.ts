@@ -18,7 +18,7 @@ import { JSONSchema } from '@kobana/nest-mcp';
 import { ROLES } from '../auth/scopes.js';
 import { FreeFormObject, MaxJsonBytes, Omittable } from '../common/validation.js';
 
-/** Limits on tenant JSON (README §Security): a schema and a run's input. */
+/** Limits on tenant JSON (docs/operators/limits-and-security.md §Security): a schema and a run's input. */
 export const MAX_INPUT_SCHEMA_BYTES = 16_384;
 export const MAX_RUN_INPUT_BYTES = 65_536;
 

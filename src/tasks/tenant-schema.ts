@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 const Ajv = require('ajv') as typeof import('ajv').default;
 
 /**
- * What a tenant's JSON Schema may be (README §Security; the byte size is checked by the DTO).
+ * What a tenant's JSON Schema may be (docs/operators/limits-and-security.md §Security; the byte size is checked by the DTO).
  * Measured (bench/RESULTS.md): ajv's code generation costs ~0.1 ms per subschema, so the node
  * limit bounds the compile; patterns × object keys bound `patternProperties`; RE2 program size
  * and weight bound each match.

@@ -11,7 +11,7 @@ import {
  * The app's own instruments (the MCP ones live in the module). Created on first use, after the
  * SDK was registered by `main.ts`; with no SDK they are the API's no-ops. Names follow the
  * OpenTelemetry naming rules; a Prometheus scrape shows them with `_` and unit suffixes
- * (README, "Operating Kadu").
+ * (docs/operators/operating.md, "Traces and metrics").
  */
 interface Instruments {
   requests: Counter;

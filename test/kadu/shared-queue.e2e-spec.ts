@@ -34,7 +34,7 @@ function deployment() {
         DATABASE_SCHEMA: schema,
         REDIS_URL,
         REDIS_PREFIX: prefix,
-        // Replicas share the secret that seals cursors and tokens' state, as the README asks.
+        // Replicas share the secret that seals cursors and tokens' state, as docs/operators/replicas.md asks.
         MCP_STATE_KEY: `shared-${schema}`,
         ...env,
       });

@@ -86,7 +86,9 @@ export class CallerIdentity {
   private refusal(reason: string): UnidentifiedCaller {
     if (!this.told.has(reason)) {
       this.told.add(reason);
-      this.logger.error(`McpModule refuses MCP requests (500 -32603): ${reason}. See the README, Authentication.`);
+      this.logger.error(
+        `McpModule refuses MCP requests (500 -32603): ${reason}. See docs/authentication.md in the package.`,
+      );
     }
     return new UnidentifiedCaller(reason);
   }

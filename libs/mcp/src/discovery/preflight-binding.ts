@@ -5,7 +5,7 @@ import type { McpParamBinding } from './mcp-param.decorators.js';
 /**
  * Checks that a tool's preflight can be called with the tool's own parameters, which is how it is
  * called (ToolInvoker): with no parameter decorators of its own it inherits the tool's binding; with
- * some, they must be the tool's, parameter for parameter (it may take only the first ones). A preflight copied from the README failed
+ * some, they must be the tool's, parameter for parameter (it may take only the first ones). A preflight copied from the README (now docs/asking-the-person.md) failed
  * at boot with a message that called it "(tool)" (issue 28, point 4): the errors here say
  * "preflight" and name both methods.
  */

@@ -4,7 +4,7 @@ import { StoreUnavailable } from '../errors.js';
 import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from './mcp-state-store.js';
 import { type BudgetName, MCP_STATE_OPTIONS, type McpStateOptions, type RateBudget } from './mcp-state.options.js';
 
-/** Defaults documented in the README: generous for reads, tighter for writes and failed logins. */
+/** Defaults documented in docs/module-options.md (`rateLimits`): generous for reads, tighter for writes and failed logins. */
 export const DEFAULT_BUDGETS: Record<BudgetName, RateBudget> = {
   general: { points: 300, durationSec: 60 },
   writes: { points: 60, durationSec: 60 },

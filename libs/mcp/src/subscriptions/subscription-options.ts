@@ -31,7 +31,7 @@ export interface McpSubscriptionOptions {
   audience?: (principal: McpPrincipal | undefined) => string | undefined | Promise<string | undefined>;
   /**
    * Streams one principal (principalKey) may hold open on one process (default 10): per process,
-   * where a stream's cost lies (README §3b says why not deployment-wide).
+   * where a stream's cost lies (docs/listen.md says why not deployment-wide).
    */
   maxStreamsPerPrincipal?: number;
   /** Resource URIs plus task ids one stream may follow (default 100). */

@@ -10,7 +10,7 @@ import { settings } from './settings';
     McpModule.forRoot({
       serverInfo: { name: 'notes', version: '1.0.0' },
       publicBaseUrl: settings.publicBaseUrl,
-      // What replicas must share (README, "Several replicas"): the key and the store.
+      // What replicas must share (docs/replicas.md): the key and the store.
       stateKey: settings.stateKey,
       stateStore: new RedisStateStore(settings.redisUrl, `${settings.prefix}mcp:`),
       // Every caller is the same local user, as in the quick start; put your authentication here.
