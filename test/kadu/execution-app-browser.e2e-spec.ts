@@ -1,6 +1,7 @@
 import type { Browser, Frame, Page } from 'playwright-core';
 import { decide } from '../support/approvals.js';
 import { startAppsHost, type AppsHost } from '../support/apps-host.js';
+import type { HostApi } from '../support/apps-host/host-api.js';
 import {
   DESKTOP,
   launchChromium,
@@ -20,6 +21,9 @@ import { KaduClient } from '../support/kadu-client.js';
  * official client runs a task, renders ui://kadu/execution in a sandboxed iframe, and the app
  * follows the execution and cancels it — every call through the bridge, as the person.
  */
+/** The host page's window, as the functions passed to page.evaluate see it. */
+declare const window: HostApi;
+
 let kadu: KaduTestApp;
 let host: AppsHost;
 let browser: Browser;

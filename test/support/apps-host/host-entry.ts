@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
+import type { HostApi } from './host-api.js';
 
 /**
  * A minimal MCP Apps host, as a chat would be: the official client (v2, 2026-07-28) connects to
@@ -10,15 +11,9 @@ import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/
 const UI = 'io.modelcontextprotocol/ui';
 
 declare global {
-  interface Window {
-    /** Connects the official client as the person holding `token`. */
-    hostConnect(token: string): Promise<void>;
-    /** One tools/call, as the chat would make it. */
-    hostCall(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
-    /** Renders the app the tool's listing names, handing it the tool's input and result. */
-    hostOpenApp(tool: string, args: Record<string, unknown>, result: Record<string, unknown>): Promise<string>;
-    openedLinks: string[];
-  }
+  // The functions the test drives (host-api.ts), added to the browser's own Window.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Window extends HostApi {}
 }
 
 let client: Client;
