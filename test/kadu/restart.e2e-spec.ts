@@ -1,5 +1,5 @@
 import { DATABASE, type Database } from '../../src/db/database.js';
-import { startKadu } from '../support/kadu-app.js';
+import { sameDeployment, startKadu } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 
 /**
@@ -27,10 +27,7 @@ it('runs queued executions, resumes the ones a stopped process left running, fai
   await insert('0190c0de-0000-7000-8000-0000000000a3', 'running', 3);
   await first.close({ keepData: true });
 
-  const second = await startKadu({
-    DATA_DIR: first.config.dataDir,
-    ...(first.config.databaseSchema ? { DATABASE_SCHEMA: first.config.databaseSchema } : {}),
-  });
+  const second = await startKadu(sameDeployment(first.config));
   try {
     const again = new KaduClient(second);
     const resumed = await again.waitForExecution('0190c0de-0000-7000-8000-0000000000a1');
@@ -45,4 +42,5 @@ it('runs queued executions, resumes the ones a stopped process left running, fai
   } finally {
     await second.close();
   }
-});
+  // Two starts of the app in one test: the default 20 s is one start's worth on a loaded machine.
+}, 60_000);

@@ -32,6 +32,20 @@ export function seedEmbeddedDatabase(dataDir: string): void {
   if (template) execFileSync('cp', ['-R', template, join(dataDir, 'db')]);
 }
 
+/**
+ * The variables that make a second start the same deployment as `config`'s — its data folder, and in
+ * the distributed pass its PostgreSQL schema, Redis prefix and bucket prefix (startKadu gives each new
+ * app fresh ones) — for tests that stop an app and start it again on what it left.
+ */
+export function sameDeployment(config: AppConfig): Record<string, string> {
+  return {
+    DATA_DIR: config.dataDir,
+    ...(config.databaseSchema ? { DATABASE_SCHEMA: config.databaseSchema } : {}),
+    ...(config.redis ? { REDIS_PREFIX: config.redisPrefix } : {}),
+    ...(config.s3 ? { S3_PREFIX: config.s3.prefix } : {}),
+  };
+}
+
 /** Set by `npm run test:distributed` (the second pass): every app runs on PostgreSQL and Redis. */
 export const DISTRIBUTED = process.env.KADU_TEST_TOPOLOGY === 'distributed';
 

@@ -1,5 +1,5 @@
 import { openDatabase } from '../../src/db/database.module.js';
-import { startKadu } from '../support/kadu-app.js';
+import { sameDeployment, startKadu } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
 import { uploadFile } from '../support/files.js';
 
@@ -35,10 +35,7 @@ it('an execution running when the app stops goes back to the queue and then runs
     await db.close();
   }
 
-  const second = await startKadu({
-    DATA_DIR: first.config.dataDir,
-    ...(first.config.databaseSchema ? { DATABASE_SCHEMA: first.config.databaseSchema } : {}),
-  });
+  const second = await startKadu(sameDeployment(first.config));
   try {
     const again = new KaduClient(second);
     const done = await again.waitForExecution(id);
