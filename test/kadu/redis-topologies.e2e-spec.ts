@@ -97,8 +97,8 @@ gate.describe('Kadu on a Sentinel-managed primary', () => {
     const task = (await admin.rest('post', '/api/v1/tasks', { name: 'failover', kind: 'echo', cost_cap: 5 })).body.data;
     const asked = await admin.tool('2025', 'kadu_tasks_run', { task_id: task.id, input: { failover: true } });
     expect(asked.body.error.code).toBe('approval_required');
-    // Replication is asynchronous: give the replica the approval before the primary goes.
-    await new Promise((r) => setTimeout(r, 500));
+    // Replication is asynchronous: the replica has the approval before the primary goes.
+    await sentinel.replicasCaughtUp();
     const { killed, promoted } = await sentinel.killPrimary();
     expect(promoted).not.toBe(killed);
 

@@ -19,8 +19,16 @@ export interface PartitionDeployment {
   stop(): Promise<void>;
 }
 
-/** Three replicas that reach PostgreSQL and Redis only through proxies the test controls. */
-export async function partitionDeployment(s3: S3TestServer): Promise<PartitionDeployment> {
+/**
+ * Three replicas that reach PostgreSQL and Redis only through proxies the test controls.
+ * `redisTopology`: a test that cuts only PostgreSQL lets KADU_TEST_REDIS_TOPOLOGY (cluster,
+ * sentinel) give the replicas their Redis instead of the proxied single server; its `redis` proxy
+ * then carries nothing.
+ */
+export async function partitionDeployment(
+  s3: S3TestServer,
+  { redisTopology = false }: { redisTopology?: boolean } = {},
+): Promise<PartitionDeployment> {
   const pgTarget = new URL(PG_URL);
   const redisTarget = new URL(REDIS_URL);
   const postgres = new TcpProxy(pgTarget.hostname, Number(pgTarget.port || 5432));
@@ -35,7 +43,7 @@ export async function partitionDeployment(s3: S3TestServer): Promise<PartitionDe
     count: 3,
     s3,
     databaseUrl: databaseUrl.toString(),
-    redisUrl: redisUrl.toString(),
+    redisUrl: redisTopology && process.env.KADU_TEST_REDIS_TOPOLOGY ? undefined : redisUrl.toString(),
     env: {
       KADU_DEPENDENCY_TIMEOUT_MS: String(TIMEOUT_MS),
       KADU_QUEUE_LOCK_MS: String(LOCK_MS),

@@ -104,6 +104,6 @@ export function expectRefusedWithinBound(probes: Probe[], boundMs: number, codes
         id: sentId,
         error: { code: -32603, data: { retry_after: 5 } },
       });
-    else expect(codes).toContain(answer.body.errors[0].code);
+    else expect(codes, `${what}: ${JSON.stringify(answer.body)}`).toContain(answer.body.errors[0].code);
   }
 }

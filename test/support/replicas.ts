@@ -96,6 +96,8 @@ export interface ReplicaSetOptions {
   /** What the replicas connect to (a TcpProxy's address, for partition tests). */
   databaseUrl?: string;
   redisUrl?: string;
+  /** The variables of a Redis Cluster or Sentinel setup the test runs itself (its failover tests). */
+  redisTopology?: Record<string, string>;
   env?: Record<string, string>;
 }
 
@@ -163,9 +165,11 @@ export class ReplicaSet {
     );
     set.folders.push(keyDir);
     // KADU_TEST_REDIS_TOPOLOGY=cluster|sentinel: the same flows on a local Redis Cluster of three
-    // primaries, or on a Sentinel-managed primary (scripts/redis-topologies.mjs), instead of REDIS_URL.
+    // primaries, or on a Sentinel-managed primary (scripts/redis-topologies.mjs), instead of
+    // REDIS_URL — unless the test brings its own topology (the failover tests).
     const topology = process.env.KADU_TEST_REDIS_TOPOLOGY;
-    if ((topology === 'cluster' || topology === 'sentinel') && !options.redisUrl) {
+    if (options.redisTopology) Object.assign(set.env, { REDIS_URL: '' }, options.redisTopology, options.env);
+    else if ((topology === 'cluster' || topology === 'sentinel') && !options.redisUrl) {
       const running = topology === 'cluster' ? await startRedisCluster() : await startRedisSentinel();
       set.topology = running;
       Object.assign(set.env, { REDIS_URL: '' }, running.env, options.env);

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../../test/support/eventually.js';
+import {
+  REDIS_TOPOLOGIES,
+  redisTools,
+  startTopology,
+  type StartedTopology,
+} from '../../test/support/redis-topology-gate.js';
 import { redis, REDIS_URL, requires } from '../../test/support/requirements.js';
 import type { SubscriptionEvent } from '../protocol/index.js';
 import { InMemoryEventBus } from './in-memory-event-bus.js';
@@ -28,10 +34,10 @@ const updated = (uri: string, n?: number): SubscriptionEvent => ({
   ...(n === undefined ? {} : { meta: { n } }),
 });
 
-function contract(make: () => Subject): void {
+function contract(make: () => Subject | Promise<Subject>): void {
   let s: Subject;
-  beforeAll(() => {
-    s = make();
+  beforeAll(async () => {
+    s = await make();
   });
   afterAll(async () => {
     await s?.a.close();
@@ -140,3 +146,23 @@ shared.describe('event bus contract: Redis pub/sub', async () => {
     }
   });
 });
+
+// The same contract on Redis Cluster (a PUBLISH reaches subscribers on every node through the
+// cluster bus) and on a Sentinel-managed primary.
+for (const kind of REDIS_TOPOLOGIES) {
+  requires(redisTools()).describe(`event bus contract: Redis ${kind} (started by the test)`, () => {
+    let running: StartedTopology | undefined;
+    // Registered first, so it runs after the contract's own afterAll has closed the buses.
+    afterAll(() => running?.stop());
+    contract(async () => {
+      running = await startTopology(kind);
+      const prefix = `mcp-bus-test-${randomUUID()}:`;
+      return {
+        a: new RedisEventBus(running.topology, prefix, { timeoutMs: 2000 }),
+        b: new RedisEventBus(running.topology, prefix, { timeoutMs: 2000 }),
+        other: new RedisEventBus(running.topology, `mcp-bus-test-${randomUUID()}:`, { timeoutMs: 2000 }),
+        shared: true,
+      };
+    });
+  });
+}

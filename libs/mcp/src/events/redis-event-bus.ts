@@ -1,4 +1,4 @@
-import { createRedis, type RedisConnection, type RedisTopology } from '../redis-client/redis-topology.js';
+import { createRedis, type RedisConnection, type RedisTopology, topologyOf } from '../redis-client/redis-topology.js';
 import type { SubscriptionEvent } from '../protocol/index.js';
 import { EventBusUnavailable, type McpEventBus } from './mcp-event-bus.js';
 
@@ -10,9 +10,11 @@ export interface RedisEventBusOptions {
 /**
  * The distributed bus: one Redis pub/sub channel (`<prefix>events`) per deployment. Each process
  * holds one subscriber connection whatever its number of listen streams and fans events out in
- * memory; Redis keeps the order of one publisher's messages. Any topology (redis-topology.ts): in
- * Redis Cluster a PUBLISH reaches the subscribers of every node (the cluster bus carries it), so the
- * one channel needs no slot; after a Sentinel failover the subscriber reconnects to the new primary.
+ * memory; Redis keeps the order of one publisher's messages. Any topology (redis-topology.ts); after
+ * a Sentinel failover the subscriber reconnects to the new primary. In Redis Cluster the channel is
+ * sharded (SPUBLISH/SSUBSCRIBE, Redis 7): a keyless PUBLISH goes to whichever node the client picks
+ * and reaches the others over the cluster bus, so two events of one publisher could arrive swapped
+ * (the contract spec caught it); a shard channel lives in one slot, on one primary, in order.
  */
 export class RedisEventBus implements McpEventBus {
   readonly shared = true;
@@ -21,6 +23,7 @@ export class RedisEventBus implements McpEventBus {
   private readonly publisher: RedisConnection;
   private subscriber?: Promise<RedisConnection>;
   private readonly listeners = new Set<(event: SubscriptionEvent) => void>();
+  private readonly sharded: boolean;
 
   constructor(
     private readonly target: string | RedisTopology,
@@ -28,6 +31,7 @@ export class RedisEventBus implements McpEventBus {
     options: RedisEventBusOptions = {},
   ) {
     this.channel = `${prefix}events`;
+    this.sharded = topologyOf(target).mode === 'cluster';
     this.timeoutMs = options.timeoutMs ?? 3000;
     // As the state store: no queueing while Redis is away, so a publish answers within the bound.
     this.publisher = createRedis(target, {
@@ -43,7 +47,9 @@ export class RedisEventBus implements McpEventBus {
   async publish(event: SubscriptionEvent): Promise<void> {
     try {
       if (this.publisher.status !== 'ready') await this.connected(this.publisher);
-      await this.publisher.publish(this.channel, JSON.stringify(event));
+      const message = JSON.stringify(event);
+      if (this.sharded) await this.publisher.spublish(this.channel, message);
+      else await this.publisher.publish(this.channel, message);
     } catch (error) {
       throw new EventBusUnavailable(error);
     }
@@ -66,14 +72,18 @@ export class RedisEventBus implements McpEventBus {
   private async openSubscriber(): Promise<RedisConnection> {
     // Reconnects forever and re-subscribes by itself (ioredis autoResubscribe): a Redis restart
     // loses the events published meanwhile, never the streams.
-    const subscriber = createRedis(this.target, {
-      lazyConnect: true,
-      maxRetriesPerRequest: null,
-      connectTimeout: this.timeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    });
+    const subscriber = createRedis(
+      this.target,
+      {
+        lazyConnect: true,
+        maxRetriesPerRequest: null,
+        connectTimeout: this.timeoutMs,
+        retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      },
+      { shardedSubscribers: this.sharded },
+    );
     subscriber.on('error', () => undefined);
-    subscriber.on('message', (_channel: string, message: string) => {
+    subscriber.on(this.sharded ? 'smessage' : 'message', (_channel: string, message: string) => {
       let event: SubscriptionEvent;
       try {
         event = JSON.parse(message) as SubscriptionEvent;
@@ -84,7 +94,8 @@ export class RedisEventBus implements McpEventBus {
     });
     try {
       await subscriber.connect();
-      await subscriber.subscribe(this.channel);
+      if (this.sharded) await subscriber.ssubscribe(this.channel);
+      else await subscriber.subscribe(this.channel);
     } catch (error) {
       subscriber.disconnect();
       this.subscriber = undefined;

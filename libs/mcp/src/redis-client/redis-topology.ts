@@ -43,9 +43,14 @@ export const topologyOf = (target: string | RedisTopology): RedisTopology =>
  * The one place a connection is made, whatever the topology, with the caller's options (bounds,
  * offline queue, retries). In a cluster they apply to each node's connection, and the retry
  * strategy to the cluster's own reconnection; a Sentinel client also reconnects when a command
- * meets a replica (READONLY) — the old primary, demoted by a failover.
+ * meets a replica (READONLY) — the old primary, demoted by a failover. `shardedSubscribers`: in a
+ * cluster, a connection that will SSUBSCRIBE (the event bus).
  */
-export function createRedis(target: string | RedisTopology, options: RedisOptions = {}): RedisConnection {
+export function createRedis(
+  target: string | RedisTopology,
+  options: RedisOptions = {},
+  { shardedSubscribers = false }: { shardedSubscribers?: boolean } = {},
+): RedisConnection {
   const topology = topologyOf(target);
   if (topology.mode === 'standalone') return new Redis(topology.url, options);
   const auth = {
@@ -69,6 +74,8 @@ export function createRedis(target: string | RedisTopology, options: RedisOption
     topology.nodes.map((n) => ({ host: n.host, port: n.port })),
     {
       redisOptions: { ...nodeOptions, ...auth },
+      // A subscriber to sharded channels (SSUBSCRIBE) holds one connection per primary serving them.
+      ...(shardedSubscribers ? { shardedSubscribers } : {}),
       ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
       ...(lazyConnect !== undefined ? { lazyConnect } : {}),
       clusterRetryStrategy: (attempt: number) =>

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { redis, REDIS_URL, requires } from '../../test/support/requirements.js';
 import { eventually } from '../../test/support/eventually.js';
+import {
+  REDIS_TOPOLOGIES,
+  redisTools,
+  startTopology,
+  type StartedTopology,
+} from '../../test/support/redis-topology-gate.js';
 import { InMemoryStateStore } from './in-memory-state-store.js';
 import type { McpStateStore } from './mcp-state-store.js';
 import { RedisStateStore } from './redis-state-store.js';
@@ -114,3 +120,16 @@ describe('McpStateStore contract: memory (injected clock)', () => {
 requires(await redis()).describe(`McpStateStore contract: Redis at ${REDIS_URL}`, () => {
   contract(async () => ({ store: new RedisStateStore(REDIS_URL, `test:${randomUUID()}:`), pass: () => undefined }));
 });
+
+// The same contract on Redis Cluster (keys spread over three primaries) and on a Sentinel-managed primary.
+for (const kind of REDIS_TOPOLOGIES) {
+  requires(redisTools()).describe(`McpStateStore contract: Redis ${kind} (started by the test)`, () => {
+    let running: StartedTopology | undefined;
+    // Registered first, so it runs after the contract's own afterAll has closed the store.
+    afterAll(() => running?.stop());
+    contract(async () => {
+      running = await startTopology(kind);
+      return { store: new RedisStateStore(running.topology, `test:${randomUUID()}:`), pass: () => undefined };
+    });
+  });
+}
