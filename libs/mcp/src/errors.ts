@@ -15,6 +15,11 @@
  *                         | 2025: 200 -32602          | 2025: 200 -32602            |
  * anything else           | isError result, masked    | 500 -32603, masked          | 500 -32603, masked
  *
+ * Each column is answered in one place: inside tools/call by ToolInvoker.failure (the steps of
+ * TOOL_CALL from `bind` on, dispatch/tool-call.pipeline.ts), which hands what is not a tool error
+ * on to the next column; other methods (and tools/call's own refusals) by McpDispatcher; before
+ * dispatch by McpExceptionFilter. `input_required` is sealed by MrtrService for the dispatcher.
+ *
  * (1) resources/read: a 404 is "Resource not found" with `data.uri`.
  * (2) logged once per process with what to set, not per request (auth/caller-identity.ts).
  * "Masked": the client gets the request id only; the error goes to the log (docs/security.md §Errors).
@@ -57,11 +62,23 @@ export class StoreUnavailable extends Error {
   }
 }
 
-/** Thrown by `McpInputRound.require`: the module answers `input_required` (or refuses, in the 2025 era). */
+/** What an input round was opened for (MrtrService.open): the retry's requestState is sealed to it. */
+export interface InputRoundOrigin {
+  /** The tool, prompt or URI. */
+  readonly target: string;
+  readonly args: unknown;
+}
+
+/**
+ * Thrown by `McpInputRound.require`: the module answers `input_required` (or refuses, in the 2025
+ * era). `origin` is the round's: without one (a round the module did not open for this request)
+ * there is no state to seal, and the endpoint answers as for any unexpected value.
+ */
 export class InputRequiredSignal {
   constructor(
     readonly requests: Readonly<Record<string, InputRequest>>,
     readonly state: unknown,
+    readonly origin?: InputRoundOrigin,
   ) {}
 }
 

@@ -64,14 +64,14 @@ export class DestructiveGate implements OnApplicationBootstrap {
     );
   }
 
+  /** Undefined when the tool may run now (its run logged); else the answer that replaces the run. */
   async guard(
     tool: RegisteredTool,
     args: JsonObject,
     call: McpCall,
     inputs: McpInputRound,
-    run: () => Promise<JsonObject>,
-  ): Promise<JsonObject> {
-    if (this.config.destructiveTools === 'run') return run();
+  ): Promise<JsonObject | undefined> {
+    if (this.config.destructiveTools === 'run') return undefined;
     if (this.config.destructiveTools === 'refuse') {
       return errorResult({
         code: 'confirmation_required',
@@ -107,9 +107,9 @@ export class DestructiveGate implements OnApplicationBootstrap {
         digest,
         ...extra,
       });
-    const runOnce = async (via: string): Promise<JsonObject> => {
+    const runOnce = (via: string): undefined => {
       log('run', { via });
-      return run();
+      return undefined;
     };
 
     if (inputs.can('form')) {
