@@ -185,3 +185,36 @@ export function rethrowable(answer: McpAnswer, thrown: unknown): unknown {
     ? new McpRejectionError(answer.rejection)
     : thrown;
 }
+
+/**
+ * The `error.code` of the `isError` results a destructive tool answers with instead of running
+ * (confirmation/, docs/security.md §Confirmation), and when each is sent. Nothing has run in any of them.
+ */
+export const CONFIRMATION_REFUSALS = {
+  /** `destructiveTools: 'refuse'`: this server never runs destructive tools over MCP. */
+  refused: 'confirmation_required',
+  /** The request has no authenticated caller to bind a confirmation to. */
+  unavailable: 'confirmation_unavailable',
+  /** Form elicitation: the person declined or cancelled. */
+  declined: 'confirmation_declined',
+  /** URL elicitation or approval link: the person chose Cancel on the approval page. */
+  rejected: 'approval_rejected',
+  /** Approval link: the same link again, the person has not decided yet. */
+  pending: 'approval_pending',
+  /** Approval link: a new approval, its link for the person. */
+  required: 'approval_required',
+  /** The caller's pending approvals are at the limit: no new one was made. */
+  tooManyPending: 'too_many_pending_approvals',
+} as const;
+
+export type ConfirmationRefusal = keyof typeof CONFIRMATION_REFUSALS;
+
+/** The `isError` result of a confirmation refusal: `{"error":{"code",…}}` as text, like a tool's own error. */
+export function confirmationRefusal(
+  refusal: ConfirmationRefusal,
+  message: string,
+  extra: Record<string, unknown> = {},
+): JsonObject {
+  const error = { code: CONFIRMATION_REFUSALS[refusal], message, ...extra };
+  return { content: [{ type: 'text', text: JSON.stringify({ error }) }], isError: true };
+}

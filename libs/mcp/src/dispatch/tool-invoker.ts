@@ -122,7 +122,7 @@ export class ToolInvoker implements ToolCallSteps {
   }
 
   private async confirmed(c: ToolCall): Promise<void> {
-    const refusal = await this.gate.guard(c.tool, c.args, c.call, c.inputs);
+    const refusal = await this.gate.guard(c);
     if (refusal) c.result = refusal;
   }
 
