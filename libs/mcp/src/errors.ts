@@ -15,6 +15,11 @@
  *                         | 2025: 200 -32602          | 2025: 200 -32602            |
  * anything else           | isError result, masked    | 500 -32603, masked          | 500 -32603, masked
  *
+ * Each column is answered in one place: inside tools/call by ToolInvoker.failure (the steps of
+ * TOOL_CALL from `bind` on, dispatch/tool-call.pipeline.ts), which hands what is not a tool error
+ * on to the next column; other methods (and tools/call's own refusals) by McpDispatcher; before
+ * dispatch by McpExceptionFilter. `input_required` is sealed by MrtrService for the dispatcher.
+ *
  * (1) resources/read: a 404 is "Resource not found" with `data.uri`.
  * (2) logged once per process with what to set, not per request (auth/caller-identity.ts).
  * "Masked": the client gets the request id only; the error goes to the log (docs/security.md §Errors).
@@ -57,11 +62,23 @@ export class StoreUnavailable extends Error {
   }
 }
 
-/** Thrown by `McpInputRound.require`: the module answers `input_required` (or refuses, in the 2025 era). */
+/** What an input round was opened for (MrtrService.open): the retry's requestState is sealed to it. */
+export interface InputRoundOrigin {
+  /** The tool, prompt or URI. */
+  readonly target: string;
+  readonly args: unknown;
+}
+
+/**
+ * Thrown by `McpInputRound.require`: the module answers `input_required` (or refuses, in the 2025
+ * era). `origin` is the round's: without one (a round the module did not open for this request)
+ * there is no state to seal, and the endpoint answers as for any unexpected value.
+ */
 export class InputRequiredSignal {
   constructor(
     readonly requests: Readonly<Record<string, InputRequest>>,
     readonly state: unknown,
+    readonly origin?: InputRoundOrigin,
   ) {}
 }
 
@@ -167,4 +184,37 @@ export function rethrowable(answer: McpAnswer, thrown: unknown): unknown {
   return answer.kind === 'rejection' && !answer.cause && !(thrown instanceof McpRejectionError)
     ? new McpRejectionError(answer.rejection)
     : thrown;
+}
+
+/**
+ * The `error.code` of the `isError` results a destructive tool answers with instead of running
+ * (confirmation/, docs/security.md §Confirmation), and when each is sent. Nothing has run in any of them.
+ */
+export const CONFIRMATION_REFUSALS = {
+  /** `destructiveTools: 'refuse'`: this server never runs destructive tools over MCP. */
+  refused: 'confirmation_required',
+  /** The request has no authenticated caller to bind a confirmation to. */
+  unavailable: 'confirmation_unavailable',
+  /** Form elicitation: the person declined or cancelled. */
+  declined: 'confirmation_declined',
+  /** URL elicitation or approval link: the person chose Cancel on the approval page. */
+  rejected: 'approval_rejected',
+  /** Approval link: the same link again, the person has not decided yet. */
+  pending: 'approval_pending',
+  /** Approval link: a new approval, its link for the person. */
+  required: 'approval_required',
+  /** The caller's pending approvals are at the limit: no new one was made. */
+  tooManyPending: 'too_many_pending_approvals',
+} as const;
+
+export type ConfirmationRefusal = keyof typeof CONFIRMATION_REFUSALS;
+
+/** The `isError` result of a confirmation refusal: `{"error":{"code",…}}` as text, like a tool's own error. */
+export function confirmationRefusal(
+  refusal: ConfirmationRefusal,
+  message: string,
+  extra: Record<string, unknown> = {},
+): JsonObject {
+  const error = { code: CONFIRMATION_REFUSALS[refusal], message, ...extra };
+  return { content: [{ type: 'text', text: JSON.stringify({ error }) }], isError: true };
 }

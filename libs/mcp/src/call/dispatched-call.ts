@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from '../auth/principal.js';
 import type { EraDecision, JsonObject, JsonRpcId } from '../protocol/index.js';
-import type { McpInputRound } from './inputs.js';
 import type { McpCall } from './mcp-call.js';
 import { requestIdOf } from './request-id.js';
 
@@ -16,8 +15,6 @@ import { requestIdOf } from './request-id.js';
  * at 17 % of the CPU, against 1 % with a class (bench/RESULTS.md, "the call object").
  */
 export class DispatchedCall implements McpCall {
-  inputs?: McpInputRound;
-
   constructor(
     readonly id: JsonRpcId,
     readonly method: string,

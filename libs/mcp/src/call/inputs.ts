@@ -1,4 +1,4 @@
-import { InputRequiredSignal, MissingCapabilitySignal } from '../errors.js';
+import { InputRequiredSignal, type InputRoundOrigin, MissingCapabilitySignal } from '../errors.js';
 import {
   type InputKind,
   type InputRequest,
@@ -25,6 +25,8 @@ export class McpInputRound {
     private readonly responses: JsonObject,
     /** The handler's state from the previous round (undefined on a first call). */
     readonly state: unknown,
+    /** What MrtrService opened the round for: `require()` hands it on, so that the answer's state is sealed to it. */
+    private readonly origin?: InputRoundOrigin,
   ) {}
 
   /** Whether input requests can be answered at all (2026 era). */
@@ -89,7 +91,7 @@ export class McpInputRound {
       else missing[kind] = {};
     }
     if (this.available && Object.keys(missing).length) throw new MissingCapabilitySignal(missing);
-    throw new InputRequiredSignal(requests, state);
+    throw new InputRequiredSignal(requests, state, this.origin);
   }
 }
 

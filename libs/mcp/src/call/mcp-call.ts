@@ -2,7 +2,6 @@ import type { Request, Response } from 'express';
 import type { McpPrincipal } from '../auth/principal.js';
 import type { AnswerSite } from '../errors.js';
 import type { McpConfig } from '../mcp-config.js';
-import type { McpInputRound } from './inputs.js';
 import type { ClientInfo, EraDecision, JsonObject, JsonRpcId } from '../protocol/index.js';
 
 /** One JSON-RPC request that passed the ladder, as handlers see it. */
@@ -15,8 +14,6 @@ export interface McpCall {
   readonly requestId: string;
   readonly req: Request;
   readonly res: Response;
-  /** The MRTR round, for tools/call, prompts/get and resources/read (set by MrtrService). */
-  inputs?: McpInputRound;
 }
 
 /** What `@McpContext()` gives a tool method. */

@@ -1,3 +1,4 @@
+import { McpInputRound } from '../call/inputs.js';
 import type { McpCall } from '../call/mcp-call.js';
 import type { MrtrService } from '../confirmation/mrtr.service.js';
 import type { MethodBinding } from '../discovery/method-binding.js';
@@ -35,10 +36,10 @@ export function admitCatalogEntry(
 }
 
 /**
- * Runs the app's method behind a prompt or resource under MRTR (`key` and `mrtrArgs` identify the
- * round), and shapes what it returns; what it throws is answered by the one map (errors.ts).
+ * Runs the app's method behind a prompt or resource in its MRTR round (`round.key` and `round.args`
+ * identify it), and shapes what it returns; what it throws is answered by the dispatcher (errors.ts).
  */
-export function invokeCatalogEntry(
+export async function invokeCatalogEntry(
   door: CatalogDoor,
   call: McpCall,
   round: { key: string; args: JsonObject },
@@ -47,7 +48,8 @@ export function invokeCatalogEntry(
   context: { name: string; uri?: string },
   shape: (value: unknown) => JsonObject,
 ): Promise<JsonObject> {
-  return door.mrtr.run(call, round.key, round.args, async () =>
-    shape(await door.invoker.invoke(binding, args, call, context)),
-  );
+  // The round is handed to the method explicitly; without a requestState to check it is there at once.
+  const opened = door.mrtr.open(call, round.key, round.args);
+  const inputs = opened instanceof McpInputRound ? opened : await opened;
+  return shape(await door.invoker.invoke(binding, args, call, context, inputs));
 }

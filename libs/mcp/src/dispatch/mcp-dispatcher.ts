@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DispatchedCall } from '../call/dispatched-call.js';
-import { answerOf } from '../errors.js';
+import { answerOf, type InputRequiredSignal, type InputRoundOrigin } from '../errors.js';
+import { MrtrService } from '../confirmation/mrtr.service.js';
 import { McpConfig } from '../mcp-config.js';
 import {
   acceptsGzip,
@@ -11,6 +12,8 @@ import {
   EncodedAnswer,
   encodedOf,
   type EraDecision,
+  type JsonObject,
+  type JsonRpcId,
   type JsonRpcMessage,
   methodNotFound,
   type Rejection,
@@ -44,6 +47,7 @@ export class McpDispatcher {
 
   constructor(
     private readonly config: McpConfig,
+    private readonly mrtr: MrtrService,
     lifecycle: LifecycleHandler,
     tools: ToolHandler,
     resources: ResourceHandler,
@@ -81,37 +85,48 @@ export class McpDispatcher {
     );
     try {
       const result = await handler.handle(call);
-      if (result === STREAM_OPENED) return { streamed: true };
-      const encoded = encodedOf(result);
-      if (encoded) {
-        // A shared result (a list page): adapted and encoded once per era, only the id is new.
-        let answer = encoded.get(era.era);
-        if (!answer) {
-          answer = EncodedAnswer.of(
-            era.era === 'modern'
-              ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
-              : adaptResponseForLegacyClient(result),
-          );
-          encoded.set(era.era, answer);
-        }
-        // Compressed once too (serialize.ts): gzip costs a request nothing but its id's CRC.
-        return answer.compressible && acceptsGzip(req.headers['accept-encoding'])
-          ? { status: 200, body: answer.gzip(id), encoding: 'gzip' }
-          : { status: 200, body: answer.identity(id), encoding: 'identity' };
-      }
-      const adapted =
-        era.era === 'modern'
-          ? adaptResultForModernClient(message.method, result, this.config.serverInfo)
-          : adaptResponseForLegacyClient(result, era.revision);
-      const toolError = message.method === 'tools/call' && result.isError === true;
-      const body = serializeSuccess(id, adapted);
-      return toolError ? { status: 200, body, toolError } : { status: 200, body };
+      return result === STREAM_OPENED ? { streamed: true } : this.success(message.method, era, id, req, result);
     } catch (error) {
-      // One map for every handler (errors.ts); what it does not answer here (an app's HttpException
-      // of 5xx, an unexpected error) goes on to the endpoint's exception filter.
+      // The method site's one answer to what a handler throws (errors.ts); what it does not answer
+      // here (an app's HttpException of 5xx, an unexpected error) goes on to the endpoint's exception filter.
       const answer = answerOf(error, answerSiteOf(call, 'method', this.config));
       if (answer.kind === 'rejection' && answer.cause === undefined) return { rejection: answer.rejection };
+      if (answer.kind === 'input_required' && hasOrigin(answer.signal))
+        return this.success(message.method, era, id, req, this.mrtr.sealed(call, answer.signal));
       throw error;
     }
   }
+
+  /** A handler's result, adapted to the era and serialized. */
+  private success(method: string, era: EraDecision, id: JsonRpcId, req: Request, result: JsonObject): DispatchOutcome {
+    const encoded = encodedOf(result);
+    if (encoded) {
+      // A shared result (a list page): adapted and encoded once per era, only the id is new.
+      let answer = encoded.get(era.era);
+      if (!answer) {
+        answer = EncodedAnswer.of(
+          era.era === 'modern'
+            ? adaptResultForModernClient(method, result, this.config.serverInfo)
+            : adaptResponseForLegacyClient(result),
+        );
+        encoded.set(era.era, answer);
+      }
+      // Compressed once too (serialize.ts): gzip costs a request nothing but its id's CRC.
+      return answer.compressible && acceptsGzip(req.headers['accept-encoding'])
+        ? { status: 200, body: answer.gzip(id), encoding: 'gzip' }
+        : { status: 200, body: answer.identity(id), encoding: 'identity' };
+    }
+    const adapted =
+      era.era === 'modern'
+        ? adaptResultForModernClient(method, result, this.config.serverInfo)
+        : adaptResponseForLegacyClient(result, era.revision);
+    const toolError = method === 'tools/call' && result.isError === true;
+    const body = serializeSuccess(id, adapted);
+    return toolError ? { status: 200, body, toolError } : { status: 200, body };
+  }
+}
+
+/** A request for input from a round MrtrService opened for this request: its answer's state can be sealed. */
+function hasOrigin(signal: InputRequiredSignal): signal is InputRequiredSignal & { origin: InputRoundOrigin } {
+  return signal.origin !== undefined;
 }

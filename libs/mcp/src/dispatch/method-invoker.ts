@@ -6,6 +6,7 @@ import type { McpCallerProjection } from '../discovery/mcp-param.decorators.js';
 import { ToolExecutionContext } from './tool-execution-context.js';
 import { McpConfig } from '../mcp-config.js';
 import { type JsonObject, withConvertibleValues } from '../protocol/index.js';
+import type { McpInputRound } from '../call/inputs.js';
 import type { McpCall, McpCallContext } from '../call/mcp-call.js';
 
 const NO_ARGS: ReadonlyMap<string, unknown> = new Map();
@@ -37,13 +38,15 @@ export class MethodInvoker {
     return this.config.validationPipe;
   }
 
+  /** `inputs`: the call's MRTR round (MrtrService.open), for a method that takes `@McpInputs()`. */
   async invoke(
     binding: MethodBinding,
     args: JsonObject,
     call: McpCall,
     context: Partial<McpCallContext> & { name: string },
+    inputs?: McpInputRound,
   ): Promise<unknown> {
-    return this.call(await this.prepare(binding, args, call, context));
+    return this.call(await this.prepare(binding, args, call, context, inputs));
   }
 
   /**
@@ -55,6 +58,7 @@ export class MethodInvoker {
     args: JsonObject,
     call: McpCall,
     context: Partial<McpCallContext> & { name: string },
+    inputs?: McpInputRound,
   ): Promise<PreparedCall> {
     const input = binding.inputClass
       ? ((await convertingClientValues(
@@ -69,7 +73,7 @@ export class MethodInvoker {
       : binding.argNames.length
         ? this.plainArgs(binding, input)
         : NO_ARGS;
-    const params = this.bind(binding, input, argValues, call, context);
+    const params = this.bind(binding, input, argValues, call, context, inputs);
     if (binding.hostPipes) await this.pipeHostParams(binding, params);
     const wrapper = binding.wrapper;
     const instance =
@@ -118,6 +122,7 @@ export class MethodInvoker {
     argValues: ReadonlyMap<string, unknown>,
     call: McpCall,
     context: Partial<McpCallContext> & { name: string },
+    inputs: McpInputRound | undefined,
   ): unknown[] {
     const params = new Array<unknown>(binding.arity);
     for (const b of binding.bindings) {
@@ -126,7 +131,7 @@ export class MethodInvoker {
       else if (b.kind === 'caller') params[b.index] = this.callerOf(binding, call, b.project);
       else if (b.kind === 'host') params[b.index] = b.factory(b.data, this.executionContext(binding, call));
       else if (b.kind === 'context') params[b.index] = contextOf(call, context);
-      else if (b.kind === 'inputs') params[b.index] = call.inputs;
+      else if (b.kind === 'inputs') params[b.index] = inputs;
       else params[b.index] = call.req;
     }
     return params;
