@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The configuration table of docs/operators/configuration.md, generated from the schema
-// (src/config/slices/*.config.ts) so that it cannot drift: `node scripts/config-table.mjs` writes
-// it between the markers (after `npm run build`), `--check` exits 1 when the page differs.
+// (src/config/slices/*.config.ts) so that it cannot drift: `npm run docs:config` builds, then writes
+// it between the markers; `node scripts/config-table.mjs --check` exits 1 when the page differs.
 // src/config/config-table.spec.ts runs the same comparison in the tests.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
