@@ -64,4 +64,12 @@ describe('KaduConfigModule', () => {
     expect(module.get(ConfigService).get('database.dependencyTimeoutMs')).toBe(1234);
     await module.close();
   });
+
+  it("a slice's own factory, as registerAs made it, reads process.env and refuses a malformed value", () => {
+    vi.stubEnv('KADU_DEPENDENCY_TIMEOUT_MS', '250');
+    expect(databaseConfig().dependencyTimeoutMs).toBe(250);
+    vi.stubEnv('KADU_DEPENDENCY_TIMEOUT_MS', '0');
+    expect(() => databaseConfig()).toThrow(ConfigError);
+    vi.unstubAllEnvs();
+  });
 });
