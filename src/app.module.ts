@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { McpAuthGuard } from './auth/auth.guards.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { KaduConfigModule } from './config/kadu-config.module.js';
 import { KaduModule } from './kadu.module.js';
 import { KaduConfirmations } from './mcp/kadu-confirmations.js';
 import { ExecutionTasks } from './mcp/execution-tasks.js';
@@ -21,11 +22,10 @@ class ConfigModule {
   static with(config: AppConfig): DynamicModule {
     return {
       module: ConfigModule,
-      providers: [
-        { provide: APP_CONFIG, useValue: config },
-        { provide: STATE_SECRET, useFactory: () => loadStateKey(config) },
-      ],
-      exports: [APP_CONFIG, STATE_SECRET],
+      // APP_CONFIG and each slice's token (`databaseConfig.KEY`…) through @nestjs/config.
+      imports: [KaduConfigModule.forRoot(config)],
+      providers: [{ provide: STATE_SECRET, useFactory: () => loadStateKey(config) }],
+      exports: [STATE_SECRET],
     };
   }
 }
