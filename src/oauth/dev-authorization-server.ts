@@ -30,6 +30,8 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
   private store!: McpStateStore;
   private csrfKey!: Buffer;
   private registrations!: RegistrationGate;
+  private loading?: Promise<Provider>;
+  private handle?: ReturnType<Provider['callback']>;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -42,13 +44,14 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
     return { brand: this.mcp.pageBrand, assets: this.mcp.pageAssetsPath };
   }
 
-  async onModuleInit(): Promise<void> {
+  /**
+   * Mounts the routes at start; oidc-provider (and Koa under it, ~15 MB and a few hundred ms of
+   * imports) is loaded and built by the first request that needs it (`load`), so a replica is ready
+   * without it (issue 32: start-up). Every route, and the sign-in page, waits for that one load.
+   */
+  onModuleInit(): void {
     const config = this.config;
-    // Loaded only when the server is on (like the AWS SDK): production starts never pay for it.
-    const { default: ProviderClass, errors } = await import('oidc-provider');
-    const derive = (purpose: string) => createHmac('sha256', this.stateSecret).update(purpose).digest();
-    this.csrfKey = derive('kadu-oauth-sign-in-csrf');
-    this.errors = errors;
+    this.csrfKey = this.derive('kadu-oauth-sign-in-csrf');
     this.store = config.redis
       ? new RedisStateStore(config.redis, `${config.redisPrefix}oauth:`, { timeoutMs: config.dependencyTimeoutMs })
       : new InMemoryStateStore();
@@ -56,14 +59,34 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
       perAddress: config.devRegistrationRate,
       maxClients: config.devMaxClients,
     });
+    this.mount(this.adapterHost.httpAdapter.getInstance() as Express);
+  }
+
+  /** The provider, built once; a failed load is retried by the next request rather than kept. */
+  load(): Promise<Provider> {
+    this.loading ??= this.build().catch((error: unknown) => {
+      this.loading = undefined;
+      throw error;
+    });
+    return this.loading;
+  }
+
+  private derive(purpose: string): Buffer {
+    return createHmac('sha256', this.stateSecret).update(purpose).digest();
+  }
+
+  private async build(): Promise<Provider> {
+    const config = this.config;
+    // Loaded only when the server is on (like the AWS SDK): production starts never pay for it.
+    const { default: ProviderClass, errors } = await import('oidc-provider');
     const key = await loadOrCreateDevKey(config);
-    this.provider = new ProviderClass(
+    const provider = new ProviderClass(
       config.oauthIssuer,
       providerConfiguration({
         config,
         store: this.store,
         signingKey: key.privateJwk,
-        cookieKey: derive('kadu-oauth-cookies').toString('base64url'),
+        cookieKey: this.derive('kadu-oauth-cookies').toString('base64url'),
         errors,
         onFetchRefused: (url, reason) => this.logger.warn(`not fetched ${url}: ${reason}`),
         renderError: (ctx, out) => {
@@ -83,15 +106,16 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
       }),
     );
     // Behind a TLS-terminating proxy (an https public URL) the provider must read the forwarded scheme.
-    this.provider.proxy = config.publicBaseUrl.startsWith('https:');
-    this.provider.use(async (ctx, next) => {
+    provider.proxy = config.publicBaseUrl.startsWith('https:');
+    provider.use(async (ctx, next) => {
       await next();
       if (ctx.status === 503) ctx.set('Retry-After', '5');
     });
-    this.provider.on('server_error', (_ctx, error) =>
-      this.logger.error(`authorization server error: ${error.message}`),
-    );
-    this.mount(this.adapterHost.httpAdapter.getInstance() as Express);
+    provider.on('server_error', (_ctx, error) => this.logger.error(`authorization server error: ${error.message}`));
+    this.errors = errors;
+    this.provider = provider;
+    this.handle = provider.callback();
+    return provider;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -104,17 +128,18 @@ export class DevAuthorizationServer implements OnModuleInit, OnApplicationShutdo
   }
 
   private mount(app: Express): void {
-    const handle = this.provider.callback();
+    const handle = (req: Request, res: Response, next: (error?: unknown) => void): void =>
+      void this.load().then(() => this.handle!(req, res), next);
     // Open registration is limited before the provider reads the request (registration-gate.ts).
     app.post(`${OAUTH_PATH}/reg`, this.registrations.handler());
-    app.use(OAUTH_PATH, (req, res) => void handle(req, res));
+    app.use(OAUTH_PATH, (req: Request, res: Response, next: (error?: unknown) => void) => handle(req, res, next));
     // RFC 8414 (where MCP clients look first) and OpenID discovery, at the issuer's well-known locations.
     const issuerPath = new URL(this.config.oauthIssuer).pathname.replace(/\/+$/, '');
     for (const name of ['oauth-authorization-server', 'openid-configuration']) {
-      app.get(`/.well-known/${name}${issuerPath}`, (req: Request, res: Response) => {
+      app.get(`/.well-known/${name}${issuerPath}`, (req: Request, res: Response, next: (error?: unknown) => void) => {
         req.url = '/.well-known/openid-configuration';
         req.originalUrl = `${OAUTH_PATH}/.well-known/openid-configuration`;
-        void handle(req, res);
+        handle(req, res, next);
       });
     }
   }

@@ -81,6 +81,8 @@ export class SignInController {
 
   /** The interaction behind this page, or an explanatory page when it is gone or belongs to another browser. */
   private async interaction(uid: string, req: Request, res: Response): Promise<Interaction | undefined> {
+    // The provider is built by the first request that needs it (dev-authorization-server.ts).
+    await this.server.load();
     try {
       const interaction = await this.server.provider.interactionDetails(req, res);
       if (interaction.uid === uid) return interaction;
