@@ -24,6 +24,12 @@ import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
 
 const SCOPE = '@kobana/nest-mcp';
+const MAX_CACHED_LABEL_SETS = 4096;
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+const NO_TARGET: McpTarget = Object.freeze({ attributes: NO_ATTRIBUTES });
+const UNKNOWN_TOOL: McpTarget = Object.freeze({
+  attributes: Object.freeze({ [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
+});
 
 /** How one MCP request ended, as the telemetry records it. */
 export interface McpOutcome {
@@ -54,6 +60,9 @@ export class McpTelemetry {
    * once (measured: the no-op API calls alone cost 1–4 % of a module `tools/call`).
    */
   private readonly enabled: boolean;
+  /** Targets of served tools and prompts, and metric label sets, by key (bounded: see their makers). */
+  private readonly targets = new Map<string, McpTarget>();
+  private readonly outcomes = new Map<string, Attributes>();
 
   constructor(
     private readonly tools: McpToolRegistry,
@@ -110,19 +119,18 @@ export class McpTelemetry {
       parent,
     );
     if (span.isRecording()) {
-      span.setAttributes({
-        ...target.attributes,
-        ...(message.id !== undefined && message.id !== null
-          ? { [sc.ATTR_JSONRPC_REQUEST_ID]: String(message.id) }
-          : {}),
-        ...(target.uri ? { [sc.ATTR_MCP_RESOURCE_URI]: target.uri } : {}),
-        [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
-        [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
-        [sc.ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
-        ...(req.socket.remoteAddress
-          ? { [sc.ATTR_CLIENT_ADDRESS]: req.socket.remoteAddress, [sc.ATTR_CLIENT_PORT]: req.socket.remotePort ?? 0 }
-          : {}),
-      });
+      // One object, filled in place: no spread copies per request (issue 32, tracing cost).
+      const attributes: Attributes = { ...target.attributes };
+      if (message.id !== undefined && message.id !== null) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(message.id);
+      if (target.uri) attributes[sc.ATTR_MCP_RESOURCE_URI] = target.uri;
+      attributes[sc.ATTR_NETWORK_TRANSPORT] = 'tcp';
+      attributes[sc.ATTR_NETWORK_PROTOCOL_NAME] = 'http';
+      attributes[sc.ATTR_NETWORK_PROTOCOL_VERSION] = req.httpVersion;
+      if (req.socket.remoteAddress) {
+        attributes[sc.ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
+        attributes[sc.ATTR_CLIENT_PORT] = req.socket.remotePort ?? 0;
+      }
+      span.setAttributes(attributes);
       exchange.span = span;
       exchange.context = trace.setSpan(parent, span);
     }
@@ -142,21 +150,15 @@ export class McpTelemetry {
     // Kept for the app's access log even with telemetry off.
     exchange.errorType = errorType;
     if (!this.enabled) return;
-    // Every attribute here is a metric label: none may take a value the client invents.
-    const attributes: Attributes = {
-      [sc.ATTR_MCP_METHOD_NAME]: methodLabel(message.method),
-      ...exchange.target?.attributes,
-      ...(exchange.era ? { [sc.ATTR_MCP_PROTOCOL_VERSION]: exchange.era.revision } : {}),
-      [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
-      [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
-      ...(errorType ? { [sc.ATTR_ERROR_TYPE]: errorType } : {}),
-      ...(outcome.rejection ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(outcome.rejection.code) } : {}),
-    };
+    // Every attribute here is a metric label: none may take a value the client invents — so the
+    // set of distinct label sets is small, and each is made once (outcomeAttributes).
+    const attributes = this.outcomeAttributes(message.method, exchange, errorType, outcome.rejection?.code);
     if (exchange.startedAt !== undefined)
       this.duration.record((performance.now() - exchange.startedAt) / 1000, attributes);
     const span = exchange.span;
     if (!span) return;
-    span.setAttributes({ ...attributes, [sc.ATTR_HTTP_RESPONSE_STATUS_CODE]: outcome.httpStatus ?? res.statusCode });
+    span.setAttributes(attributes);
+    span.setAttribute(sc.ATTR_HTTP_RESPONSE_STATUS_CODE, outcome.httpStatus ?? res.statusCode);
     if (outcome.error instanceof Error) span.recordException(outcome.error);
     // mcp.md: status ERROR when error.type is set, described by the JSON-RPC error message.
     if (errorType)
@@ -167,24 +169,62 @@ export class McpTelemetry {
     span.end();
   }
 
-  /** Only tools and prompts the module serves name spans and metric series (client-sent names are unbounded). */
+  /** The metric labels of one outcome, made once per distinct set (all bounded; see finish). */
+  private outcomeAttributes(
+    method: string,
+    exchange: McpExchange,
+    errorType: string | undefined,
+    code: number | undefined,
+  ): Attributes {
+    const label = methodLabel(method);
+    const revision = exchange.era?.revision;
+    const key = `${label}\u0000${exchange.target?.name ?? ''}\u0000${revision ?? ''}\u0000${errorType ?? ''}\u0000${code ?? ''}`;
+    let attributes = this.outcomes.get(key);
+    if (attributes) return attributes;
+    attributes = {
+      [sc.ATTR_MCP_METHOD_NAME]: label,
+      ...exchange.target?.attributes,
+      ...(revision ? { [sc.ATTR_MCP_PROTOCOL_VERSION]: revision } : {}),
+      [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
+      [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
+      ...(errorType ? { [sc.ATTR_ERROR_TYPE]: errorType } : {}),
+      ...(code !== undefined ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) } : {}),
+    };
+    // Bounded anyway (tools × revisions × codes); the cap only guards against a label that is not.
+    if (this.outcomes.size < MAX_CACHED_LABEL_SETS) this.outcomes.set(key, Object.freeze(attributes));
+    return attributes;
+  }
+
+  /**
+   * Only tools and prompts the module serves name spans and metric series (client-sent names are
+   * unbounded). The target of a served tool or prompt is made once and shared by its requests.
+   */
   private targetOf(method: string, params: Record<string, unknown> | undefined): McpTarget {
     const name = typeof params?.name === 'string' ? params.name : undefined;
     if (method === 'tools/call' && name !== undefined) {
-      const known = this.tools.get(name) !== undefined;
-      return {
-        name: known ? name : undefined,
-        attributes: {
-          [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool',
-          ...(known ? { [sc.ATTR_GEN_AI_TOOL_NAME]: name } : {}),
-        },
-      };
+      if (this.tools.get(name) === undefined) return UNKNOWN_TOOL;
+      return this.cachedTarget(`tool\u0000${name}`, () => ({
+        name,
+        attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', [sc.ATTR_GEN_AI_TOOL_NAME]: name },
+      }));
     }
     if (method === 'prompts/get' && name !== undefined && this.catalog.prompts.has(name))
-      return { name, attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name } };
+      return this.cachedTarget(`prompt\u0000${name}`, () => ({
+        name,
+        attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name },
+      }));
     if (method === 'resources/read' && typeof params?.uri === 'string')
-      return { uri: params.uri.slice(0, 2048), attributes: {} };
-    return { attributes: {} };
+      return { uri: params.uri.slice(0, 2048), attributes: NO_ATTRIBUTES };
+    return NO_TARGET;
+  }
+
+  private cachedTarget(key: string, make: () => McpTarget): McpTarget {
+    let target = this.targets.get(key);
+    if (!target) {
+      target = make();
+      this.targets.set(key, target);
+    }
+    return target;
   }
 
   /** A budget refused a request (either door: the REST API spends the same budgets). */
