@@ -4,71 +4,25 @@
 // (servers on core 0, load on core 1), rounds interleaved, medians of per-round ratios. It says
 // what a change costs when the machine is too loaded for runs at different times to compare.
 // ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { ARGS, cpuMs, here, median, modern, pinLoadGenerator, restEcho, start as startFixture } from './helpers.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const other = process.argv[2];
 if (!other) throw new Error('usage: node bench/compare-builds.mjs <path of another built checkout>');
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const DUR = Number(process.env.DUR ?? 3);
 const WARM = Number(process.env.WARM ?? 10);
-spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+pinLoadGenerator();
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const ARGS = { text: 'hello', times: 2 };
-const mcpCall = (token) => ({
-  headers: {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': 'tools/call',
-    'mcp-name': 'bench_echo',
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-  },
-  body: JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'bench_echo', arguments: ARGS, _meta: META },
-  }),
-});
-const restCall = (app) => ({
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${app.api}` },
-  body: JSON.stringify(ARGS),
-});
+const mcpCall = (token) => modern('tools/call', { name: 'bench_echo', arguments: ARGS }, token);
+const restCall = (app) => restEcho(app.api);
 
-async function start(root, args, env = {}) {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const ready = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /READY (\{.*\})/.exec(out);
-      if (m) resolve(JSON.parse(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${root} ${args.join(' ')} exited (${code})`)));
-  });
-  spawnSync('taskset', ['-a', '-p', '-c', '0', String(child.pid)], { stdio: 'ignore' });
-  return { ...ready, child, url: `http://127.0.0.1:${ready.port}` };
-}
+/** A fixture of one build (`root`), pinned to core 0 once ready. */
+const start = (root, args, env = {}) => startFixture(`${root} ${args.join(' ')}`, args, { env, cwd: root, core: 0 });
 
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const cannon = (t, duration) =>
   autocannon({
     url: t.url,
@@ -162,12 +116,7 @@ try {
   console.log(`  CPU per call, ${spread(res, 'mine.module_call', 'base.module_call', 'cpu', 'lower')}`);
   if (process.env.LISTS) {
     // tools/list of the 1 000-tool app (a 100-entry page) in both builds.
-    const list = {
-      ...mcpCall(),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }),
-    };
-    list.headers = { ...list.headers, 'mcp-method': 'tools/list' };
-    delete list.headers['mcp-name'];
+    const list = modern('tools/list', {});
     const big = {};
     for (const [name, root] of Object.entries(roots)) {
       big[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '1000']);

@@ -4,8 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { skipOrFail } from './helpers.mjs';
 
-/** A schema name and key prefix of this run's own, or undefined when PostgreSQL or Redis is not reachable. */
+/**
+ * A schema name and key prefix of this run's own, or undefined when PostgreSQL or Redis is not
+ * reachable (the reason printed; with CI set, an error instead, as the tests do).
+ */
 export async function benchDistributed() {
   const distributed = {
     pgUrl: process.env.KADU_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
@@ -22,7 +26,10 @@ export async function benchDistributed() {
     redis.disconnect();
     return distributed;
   } catch (error) {
-    console.log(`distributed topology not measured: ${error instanceof Error ? error.message : String(error)}`);
+    skipOrFail(
+      'the distributed topology',
+      `PostgreSQL and Redis (${error instanceof Error ? error.message : String(error)})`,
+    );
     return undefined;
   }
 }

@@ -7,16 +7,25 @@
 // LISTEN_CPU_PROF=<dir>: L runs under --cpu-prof and writes its profile there when it stops
 // (bench/profile-summary.mjs reads it). LISTEN_ROOT=<checkout>: L runs that built checkout's
 // dist/ (an A/B of the delivery path against another build, e.g. a clone of main).
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  cannon as post,
+  cpuMs,
+  cpuTimes,
+  here,
+  median,
+  modern,
+  pin,
+  pinLoadGenerator,
+  root,
+  rssMb,
+  start as startFixture,
+  stop,
+} from './helpers.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..');
 const QUICK = process.argv.includes('--quick');
 const CFG = QUICK
   ? { listeners: 1000, items: 10, rate: 20, warmup: 5, rounds: 3, duration: 2, quiet: 2, connections: 16 }
@@ -24,65 +33,13 @@ const CFG = QUICK
 const CPU_PROF = process.env.LISTEN_CPU_PROF;
 const L_ROOT = process.env.LISTEN_ROOT ?? root;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PIN =
-  availableParallelism() >= 2 &&
-  spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }).status === 0;
+const PIN = pinLoadGenerator();
 const resultsDir = join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const modern = (method, params, name) => ({
-  headers: {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-    ...(name ? { 'mcp-name': name } : {}),
-  },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
-});
-
-async function start(label, env, core, { cwd = root, flags = [] } = {}) {
-  const child = spawn(process.execPath, [...flags, 'dist/bench/fixtures/listen.main.js'], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const ready = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /READY (\{.*\})/.exec(out);
-      if (m) resolve(JSON.parse(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before it was ready`)));
-  });
-  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', String(core), String(child.pid)], { stdio: 'ignore' });
-  return { ...ready, child, url: `http://127.0.0.1:${ready.port}` };
-}
-
-const stop = (child) =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-  });
-// Server CPU time (user + system, 10 ms ticks) from /proc: what the listening replica spends,
-// whatever else the shared machine is doing.
-const cpuTimes = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
-};
-const cpuMs = (pid) => {
-  const { user, system } = cpuTimes(pid);
-  return user + system;
-};
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** A replica of the listen fixture, pinned to `core` once ready. */
+const start = (label, env, core, { cwd = root, flags = [] } = {}) =>
+  startFixture(label, [...flags, 'dist/bench/fixtures/listen.main.js'], { env, cwd, core: PIN ? core : undefined });
 const percentile = (xs, p) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -93,7 +50,7 @@ function clients(url) {
   const child = fork(join(here, 'listen-clients.mjs'), [url, String(CFG.items)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', '1', String(child.pid)], { stdio: 'ignore' });
+  if (PIN) pin(child.pid, 1);
   const next = () => new Promise((resolve) => child.once('message', resolve));
   const ready = next();
   return {
@@ -107,18 +64,7 @@ function clients(url) {
   };
 }
 
-async function cannon(url, req, duration) {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    connections: CFG.connections,
-    headers: req.headers,
-    body: req.body,
-    duration,
-  });
-  if (result.non2xx || result.errors) throw new Error(`${url}: ${result.non2xx} non-2xx and ${result.errors} errors`);
-  return result;
-}
+const cannon = (url, req, duration) => post(url, req, { connections: CFG.connections, duration });
 
 console.log(
   `bench:listen ${QUICK ? 'quick' : 'full'} — ${CFG.listeners} listeners on ${CFG.items} URIs, ${CFG.rate} events/s published on another replica, ${CFG.rounds} interleaved rounds × ${CFG.duration} s, ${CFG.connections} connections; node ${process.version}`,
@@ -138,7 +84,7 @@ const P = await start(
   { REDIS_URL, REDIS_PREFIX: prefix, PUBLISH_RATE: String(CFG.rate), ITEMS: String(CFG.items) },
   1,
 );
-const call = modern('tools/call', { name: 'bench_echo', arguments: { text: 'hello', times: 2 } }, 'bench_echo');
+const call = modern('tools/call', { name: 'bench_echo', arguments: { text: 'hello', times: 2 } });
 const latencies = [];
 const rounds = [];
 const listeners = clients(L.url);

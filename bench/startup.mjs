@@ -9,25 +9,18 @@
 // measured twice: a first start (an empty DATA_DIR: the database is created) and restarts (the
 // same DATA_DIR again). The distributed replicas share a schema the first of them migrated.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMs, median, rssMb, sleep, stop } from './helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const POLL_MS = 10;
-
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -83,16 +76,7 @@ async function startOnce(env, build = root, attempts = 3) {
     await sleep(POLL_MS);
   }
   const readyMs = performance.now() - started;
-  return { child, port, readyMs, cpuMsAtReady: cpuMs(child.pid), stop: () => stop(child) };
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
+  return { child, port, readyMs, cpuMsAtReady: cpuMs(child.pid), stop: () => stop(child, 10_000) };
 }
 
 /** `calls` MCP `tools/call` of kadu_me_get (a real tool: token check, membership, a database read). */
