@@ -12,7 +12,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ['protocol'],
   ['redis-client'],
   ['auth', 'pages', 'errors.ts', 'state', 'events'],
-  ['mcp.options.ts', 'mcp-config.ts', 'host-validation.ts'],
+  ['mcp.options.ts', 'mcp-config.ts', 'host-validation.ts', 'settings'],
   ['call', 'tasks'],
   ['discovery'],
   ['telemetry'],

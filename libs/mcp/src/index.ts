@@ -7,6 +7,8 @@
 // Registration
 export { McpModule } from './mcp.module.js';
 export { McpConfig } from './mcp-config.js';
+export { resolveOptions } from './settings/resolve-options.js';
+export type { McpSettings } from './settings/mcp-settings.js';
 export {
   MCP_MODULE_OPTIONS,
   type McpModuleOptions,

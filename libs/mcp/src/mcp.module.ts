@@ -45,7 +45,6 @@ import {
   type McpModuleAsyncOptions,
   McpModuleBase,
   type McpModuleExtras,
-  type McpModuleOptions,
   type McpModuleRootOptions,
 } from './mcp.options.js';
 import { createPageAssetsController } from './pages/page-assets.controller.js';
@@ -53,9 +52,13 @@ import { MCP_STATE_STORE } from './state/mcp-state-store.js';
 import { McpStateModule, STATE_PROVIDERS } from './state/mcp-state.module.js';
 import { MCP_STATE_OPTIONS } from './state/mcp-state.options.js';
 import { RateLimits } from './state/rate-limits.js';
+import { MCP_SETTINGS, type McpSettings } from './settings/mcp-settings.js';
+import { resolveOptions } from './settings/resolve-options.js';
 import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 
 const PROVIDERS = [
+  // The one reading of the raw options (settings/resolve-options.ts).
+  { provide: MCP_SETTINGS, inject: [MCP_MODULE_OPTIONS], useFactory: resolveOptions },
   McpConfig,
   McpTelemetry,
   McpToolRegistry,
@@ -76,8 +79,8 @@ const PROVIDERS = [
   DestructiveGate,
   {
     provide: MCP_EVENT_BUS,
-    inject: [MCP_MODULE_OPTIONS],
-    useFactory: (options: McpModuleOptions) => options.subscriptions?.eventBus ?? new InMemoryEventBus(),
+    inject: [MCP_SETTINGS],
+    useFactory: (settings: McpSettings) => settings.listen.eventBus ?? new InMemoryEventBus(),
   },
   ListenStreams,
   ListenTasks,
@@ -130,8 +133,8 @@ export class McpModule extends McpModuleBase implements NestModule, OnApplicatio
     const ownState = [
       {
         provide: MCP_STATE_OPTIONS,
-        inject: [MCP_MODULE_OPTIONS],
-        useFactory: (o: McpModuleOptions) => ({ store: o.stateStore, rateLimits: o.rateLimits }),
+        inject: [MCP_SETTINGS],
+        useFactory: ({ state }: McpSettings) => ({ store: state.stateStore, rateLimits: state.rateLimits }),
       },
       ...STATE_PROVIDERS,
     ];

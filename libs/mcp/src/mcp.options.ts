@@ -30,7 +30,7 @@ export interface McpAccessRequirement {
   readonly roles: readonly string[];
 }
 
-/** The module's options, given to `forRoot` or made by `forRootAsync`'s factory; McpConfig applies the defaults. */
+/** The module's options, given to `forRoot` or made by `forRootAsync`'s factory; resolveOptions (settings/) applies the defaults. */
 export interface McpModuleOptions {
   serverInfo: ServerInfo;
   instructions?: string;

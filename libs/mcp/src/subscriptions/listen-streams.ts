@@ -7,10 +7,8 @@ import {
   acknowledgement,
   describeValue,
   filterWants,
-  isLegacyRevision,
   type JsonRpcId,
   listenEnd,
-  offersNothing,
   SSE_HEARTBEAT,
   sseEventBytes,
   sseMessage,
@@ -19,7 +17,6 @@ import {
 } from '../protocol/index.js';
 import { FollowedIndex } from './followed-index.js';
 import { chunkSocket, SseChunk } from './sse-chunk.js';
-import { subscriptionOffer } from './subscription-options.js';
 
 /** One open `subscriptions/listen` stream on this process. */
 export interface ListenStream {
@@ -89,15 +86,14 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     config: McpConfig,
     @Inject(MCP_EVENT_BUS) private readonly bus: McpEventBus,
   ) {
-    const options = config.subscriptions;
-    this.enabled =
-      config.protocolVersions.some((v) => !isLegacyRevision(v)) && !offersNothing(subscriptionOffer(options));
-    this.maxStreamsPerPrincipal = options?.maxStreamsPerPrincipal ?? 10;
-    this.maxSubscriptionsPerStream = options?.maxSubscriptionsPerStream ?? 100;
-    this.heartbeatMs = options?.heartbeatMs ?? 15_000;
-    this.maxBufferedBytes = options?.maxBufferedBytes ?? 1024 * 1024;
-    this.deliveryBatch = Math.max(1, options?.deliveryBatch ?? 64);
-    this.closeTimeoutMs = Math.max(0, options?.closeTimeoutMs ?? 5000);
+    const listen = config.settings.listen;
+    this.enabled = listen.enabled;
+    this.maxStreamsPerPrincipal = listen.maxStreamsPerPrincipal;
+    this.maxSubscriptionsPerStream = listen.maxSubscriptionsPerStream;
+    this.heartbeatMs = listen.heartbeatMs;
+    this.maxBufferedBytes = listen.maxBufferedBytes;
+    this.deliveryBatch = listen.deliveryBatch;
+    this.closeTimeoutMs = listen.closeTimeoutMs;
   }
 
   /** What a 429 for too many streams says to wait: the longest an ended stream still holds its slot. */

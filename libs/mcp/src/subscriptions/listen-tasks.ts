@@ -31,7 +31,7 @@ export class ListenTasks implements OnModuleInit, OnModuleDestroy {
   }
 
   get enabled(): boolean {
-    return this.config.subscriptions?.tasks === true;
+    return this.config.settings.listen.followModuleTasks;
   }
 
   onModuleInit(): void {

@@ -14,7 +14,6 @@ import {
 } from '../protocol/index.js';
 import { ListenStreams } from './listen-streams.js';
 import { ListenTasks } from './listen-tasks.js';
-import { subscriptionOffer } from './subscription-options.js';
 
 /**
  * `subscriptions/listen` (2026-07-28 only; the 2025 era keeps answering GET with 405). Everything
@@ -39,8 +38,8 @@ export class ListenHandler {
   private async listen(call: McpCall): Promise<typeof STREAM_OPENED> {
     const parsed = parseSubscriptionFilter(call.params);
     if ('error' in parsed) throw new McpRejectionError(invalidParams(call.id, `Invalid params: ${parsed.error}`));
-    const options = this.config.subscriptions;
-    const honoured = offeredPart(parsed.filter, subscriptionOffer(options));
+    const listen = this.config.settings.listen;
+    const honoured = offeredPart(parsed.filter, listen.offer);
     const followed = (honoured.resourceSubscriptions?.length ?? 0) + (honoured.taskIds?.length ?? 0);
     const maxFollowed = this.streams.maxSubscriptionsPerStream;
     if (followed > maxFollowed) {
@@ -67,7 +66,7 @@ export class ListenHandler {
     this.streams.open({
       id: call.id,
       principalKey,
-      audience: await options?.audience?.(call.principal),
+      audience: await listen.audience?.(call.principal),
       filter: honoured,
       ...(typeof expiresAt === 'number' ? { expiresAt } : {}),
       res: call.res,
@@ -91,7 +90,7 @@ export class ListenHandler {
         requestId: call.requestId,
       } as McpCall);
     }
-    const authorizeTask = this.config.subscriptions?.authorizeTask;
+    const authorizeTask = this.config.settings.listen.authorizeTask;
     for (const taskId of filter.taskIds ?? []) {
       // The app's own check when it gives one, else the module's for the task ids it minted.
       const allowed = authorizeTask
