@@ -102,8 +102,8 @@ const PROVIDERS = [
  *   McpModule.forRootAsync({ useClass: McpOptions })      // or useExisting; the class has create()
  *
  * `path`, `guards`, `imports` and `global` are fixed at registration (they shape routes); the rest
- * may come from a factory. The state store and budgets come from an McpStateModule in `imports`,
- * else from the options' `stateStore` / `rateLimits`.
+ * may come from a factory. The state store and budgets come from the McpStateModule given as
+ * `state`, else from the options' `stateStore` / `rateLimits`.
  */
 @Module({})
 export class McpModule extends McpModuleBase implements NestModule, OnApplicationShutdown {
@@ -129,7 +129,7 @@ export class McpModule extends McpModuleBase implements NestModule, OnApplicatio
   private static complete(base: DynamicModule, extras: McpModuleExtras): DynamicModule {
     const path = normalizePath(extras.path);
     const imports = extras.imports ?? [];
-    const sharedState = imports.some((i) => (i as DynamicModule | undefined)?.module === McpStateModule);
+    const sharedState = stateModuleOf(extras);
     const ownState = [
       {
         provide: MCP_STATE_OPTIONS,
@@ -140,7 +140,7 @@ export class McpModule extends McpModuleBase implements NestModule, OnApplicatio
     ];
     return {
       ...base,
-      imports: [DiscoveryModule, ...imports],
+      imports: [DiscoveryModule, ...imports, ...(sharedState ? [sharedState] : [])],
       controllers: [
         createMcpController(path, extras.guards ?? []),
         createProtectedResourceController(path),
@@ -171,4 +171,18 @@ export class McpModule extends McpModuleBase implements NestModule, OnApplicatio
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(McpEntryMiddleware).forRoutes({ path: this.config.path, method: RequestMethod.ALL });
   }
+}
+
+/**
+ * The shared state is named by the `state` extra. An McpStateModule among `imports` (how it was
+ * given before) is refused rather than ignored: the endpoint would keep a store of its own, and the
+ * host's guards would spend other budgets than the endpoint's.
+ */
+function stateModuleOf(extras: McpModuleExtras): DynamicModule | undefined {
+  const isState = (m: unknown): boolean => (m as DynamicModule | undefined)?.module === McpStateModule;
+  if ((extras.imports ?? []).some(isState))
+    throw new Error('McpModule: give the McpStateModule as `state`, not among `imports` (docs/module-options.md)');
+  if (extras.state !== undefined && !isState(extras.state))
+    throw new Error('McpModule: `state` must be an McpStateModule.forRoot(…) or forRootAsync(…) registration');
+  return extras.state;
 }
