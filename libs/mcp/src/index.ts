@@ -93,7 +93,7 @@ export { type McpEventBus, MCP_EVENT_BUS, EventBusUnavailable } from './events/m
 export { InMemoryEventBus } from './events/in-memory-event-bus.js';
 export { McpEvents } from './subscriptions/mcp-events.js';
 export { ListenStreams } from './subscriptions/listen-streams.js';
-export type { McpSubscriptionOptions } from './subscriptions/subscription-options.js';
+export type { McpSubscriptionOptions } from './options/subscription-options.js';
 export { RateLimits, rateLimitHeaders, DEFAULT_BUDGETS, type RateVerdict } from './state/rate-limits.js';
 
 // Host pages, OAuth helpers, logs

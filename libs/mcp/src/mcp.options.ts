@@ -15,6 +15,8 @@ import type { ServerInfo } from './protocol/index.js';
 import type { PageBrand } from './pages/page-layout.js';
 import type { McpStateStore } from './state/mcp-state-store.js';
 import type { McpStateOptions } from './state/mcp-state.options.js';
+import type { McpTaskSource } from './tasks/task-source.js';
+import type { McpSubscriptionOptions } from './options/subscription-options.js';
 
 export interface McpToolAnnotationDefaults {
   readOnlyHint?: boolean;
@@ -114,7 +116,7 @@ export interface McpModuleOptions {
    * its `@McpTool({ task })` tools answer with. Given, `server/discover` advertises the extension and
    * `tasks/get`, `tasks/update` and `tasks/cancel` are served; absent, no task is ever made.
    */
-  tasks?: import('./tasks/task-source.js').McpTaskSource;
+  tasks?: McpTaskSource;
   /**
    * The store for nonces, approvals and counters (default: in memory, one process). Only used
    * without a `state` module; with one, the state module's store is used.
@@ -126,7 +128,7 @@ export interface McpModuleOptions {
    * `subscriptions/listen` (2026 era): what the server delivers and over which event bus. Absent
    * (or offering nothing): the method is unknown and discover advertises no `listChanged`/`subscribe`.
    */
-  subscriptions?: import('./subscriptions/subscription-options.js').McpSubscriptionOptions;
+  subscriptions?: McpSubscriptionOptions;
   /** Approval links for destructive tools. */
   approvals?: {
     /** Lifetime of a link (default 10 minutes). */
