@@ -14,7 +14,9 @@ import { DestructiveGate } from './confirmation/destructive-gate.js';
 import { MrtrService } from './confirmation/mrtr.service.js';
 import { McpCatalogRegistry } from './discovery/catalog-registry.js';
 import { McpToolRegistry } from './discovery/tool-registry.js';
-import { AccessPolicy } from './dispatch/access-policy.js';
+import { AccessPolicy } from './access/access-policy.js';
+import { ResourceAccess } from './access/resource-access.js';
+import { LISTEN_METHODS } from './call/method-group.js';
 import { CompletionHandler } from './dispatch/completion.handler.js';
 import { LifecycleHandler } from './dispatch/lifecycle.handler.js';
 import { InMemoryEventBus } from './events/in-memory-event-bus.js';
@@ -85,6 +87,8 @@ const PROVIDERS = [
   ListenStreams,
   ListenTasks,
   ListenHandler,
+  { provide: LISTEN_METHODS, useExisting: ListenHandler },
+  { provide: ResourceAccess, useExisting: ResourceHandler },
   McpEvents,
   McpDispatcher,
   ...LADDER_GUARDS,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { STREAM_OPENED } from '../call/mcp-call.js';
-import { ResourceHandler } from '../dispatch/resource.handler.js';
+import { ResourceAccess } from '../access/resource-access.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import {
@@ -25,7 +25,7 @@ export class ListenHandler {
   constructor(
     private readonly config: McpConfig,
     private readonly streams: ListenStreams,
-    private readonly resources: ResourceHandler,
+    private readonly resources: ResourceAccess,
     private readonly tasks: ListenTasks,
   ) {}
 
@@ -80,16 +80,7 @@ export class ListenHandler {
    * resource is refused exactly like a missing one — with the read's own "Resource not found".
    */
   private async checkVisible(call: McpCall, filter: SubscriptionFilter): Promise<void> {
-    const read = this.resources.handlers().find((h) => h.method === 'resources/read')!;
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      await read.handle({
-        ...call,
-        method: 'resources/read',
-        params: { uri },
-        inputs: undefined,
-        requestId: call.requestId,
-      } as McpCall);
-    }
+    for (const uri of filter.resourceSubscriptions ?? []) await this.resources.canRead(call.principal, uri, call);
     const authorizeTask = this.config.settings.listen.authorizeTask;
     for (const taskId of filter.taskIds ?? []) {
       // The app's own check when it gives one, else the module's for the task ids it minted.
