@@ -16,6 +16,7 @@ import {
   type SubscriptionFilter,
 } from '../protocol/index.js';
 import { FollowedIndex } from './followed-index.js';
+import { FanOutQueue } from './fan-out-queue.js';
 import { chunkSocket, SseChunk } from './sse-chunk.js';
 
 /** One open `subscriptions/listen` stream on this process. */
@@ -41,15 +42,6 @@ interface Open extends ListenStream {
   socket?: Socket;
 }
 
-/** One event being written to the streams that were to hear it when it arrived. */
-interface FanOut {
-  readonly bytes: (id: JsonRpcId) => Buffer;
-  /** The event's chunk per subscription id (many streams share one: clients often number listen 1). */
-  readonly chunks: Map<JsonRpcId, SseChunk>;
-  readonly targets: Open[];
-  next: number;
-}
-
 const HEARTBEAT = new SseChunk(Buffer.from(SSE_HEARTBEAT));
 
 /**
@@ -58,9 +50,7 @@ const HEARTBEAT = new SseChunk(Buffer.from(SSE_HEARTBEAT));
  * admit them — the per-listener authorization at delivery.
  *
  * Each event is serialized once (the stream's id spliced in) and written in batches of
- * `deliveryBatch` streams per event-loop turn, so that requests interleave with a large fan-out.
- * Events are written in arrival order: one that arrives mid-fan-out waits behind it, so every
- * stream hears them in publish order.
+ * `deliveryBatch` streams per event-loop turn, in arrival order (fan-out-queue.ts).
  */
 @Injectable()
 export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
@@ -68,8 +58,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly streams = new Set<Open>();
   private readonly followed = new FollowedIndex<Open>();
   private readonly perPrincipal = new Map<string, number>();
-  private readonly fanOuts: FanOut[] = [];
-  private nextBatch?: NodeJS.Immediate;
+  private readonly queue: FanOutQueue<Open>;
   private heartbeat?: NodeJS.Timeout;
   private stopBus?: () => void;
   private retry?: NodeJS.Timeout;
@@ -79,7 +68,6 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   readonly maxSubscriptionsPerStream: number;
   private readonly heartbeatMs: number;
   private readonly maxBufferedBytes: number;
-  private readonly deliveryBatch: number;
   private readonly closeTimeoutMs: number;
 
   constructor(
@@ -92,7 +80,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.maxSubscriptionsPerStream = listen.maxSubscriptionsPerStream;
     this.heartbeatMs = listen.heartbeatMs;
     this.maxBufferedBytes = listen.maxBufferedBytes;
-    this.deliveryBatch = listen.deliveryBatch;
+    this.queue = new FanOutQueue(listen.deliveryBatch, (stream, chunk) => this.write(stream, chunk));
     this.closeTimeoutMs = listen.closeTimeoutMs;
   }
 
@@ -133,9 +121,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.stopBus?.();
     this.stopBus = undefined;
     // The events already heard are written before the end result, which stays the last message.
-    clearImmediate(this.nextBatch);
-    this.nextBatch = undefined;
-    this.writeBatches(Infinity);
+    this.queue.drain();
     for (const stream of [...this.streams]) this.end(stream, 'shutdown');
   }
 
@@ -196,28 +182,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
       targets.push(stream);
     }
     if (!targets.length) return;
-    this.fanOuts.push({ bytes: sseEventBytes(event), chunks: new Map(), targets, next: 0 });
-    // Behind a fan-out in progress it waits its turn; otherwise its first batch goes out now.
-    if (!this.nextBatch) this.writeBatches(this.deliveryBatch);
-  }
-
-  /** Writes up to `budget` deliveries, oldest event first, and schedules the rest for the next turn. */
-  private writeBatches(budget: number): void {
-    this.nextBatch = undefined;
-    while (budget > 0 && this.fanOuts.length) {
-      const fanOut = this.fanOuts[0];
-      while (budget > 0 && fanOut.next < fanOut.targets.length) {
-        const stream = fanOut.targets[fanOut.next++];
-        budget--;
-        // A stream that ended meanwhile (closed, expired, let go) is skipped.
-        if (stream.ended) continue;
-        let chunk = fanOut.chunks.get(stream.id);
-        if (!chunk) fanOut.chunks.set(stream.id, (chunk = new SseChunk(fanOut.bytes(stream.id))));
-        this.write(stream, chunk);
-      }
-      if (fanOut.next === fanOut.targets.length) this.fanOuts.shift();
-    }
-    if (this.fanOuts.length) this.nextBatch = setImmediate(() => this.writeBatches(this.deliveryBatch));
+    this.queue.push(sseEventBytes(event), targets);
   }
 
   private beat(): void {
