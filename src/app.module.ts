@@ -48,7 +48,8 @@ export class AppModule {
           path: KADU_MCP_PATH,
           guards: [McpAuthGuard],
           // The guard, the confirmations and the state shared with the REST door.
-          imports: [AuthModule, KaduModule, KaduMcpState],
+          imports: [AuthModule, KaduModule],
+          state: KaduMcpState,
           // The OpenAPI description reads the tool registry, the sign-in pages the module's page settings.
           global: true,
           inject: [APP_CONFIG, STATE_SECRET, KaduConfirmations, ExecutionTasks],

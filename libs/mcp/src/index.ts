@@ -7,6 +7,8 @@
 // Registration
 export { McpModule } from './mcp.module.js';
 export { McpConfig } from './mcp-config.js';
+export { resolveOptions } from './settings/resolve-options.js';
+export type { McpSettings } from './settings/mcp-settings.js';
 export {
   MCP_MODULE_OPTIONS,
   type McpModuleOptions,
@@ -91,7 +93,7 @@ export { type McpEventBus, MCP_EVENT_BUS, EventBusUnavailable } from './events/m
 export { InMemoryEventBus } from './events/in-memory-event-bus.js';
 export { McpEvents } from './subscriptions/mcp-events.js';
 export { ListenStreams } from './subscriptions/listen-streams.js';
-export type { McpSubscriptionOptions } from './subscriptions/subscription-options.js';
+export type { McpSubscriptionOptions } from './options/subscription-options.js';
 export { RateLimits, rateLimitHeaders, DEFAULT_BUDGETS, type RateVerdict } from './state/rate-limits.js';
 
 // Host pages, OAuth helpers, logs

@@ -14,7 +14,9 @@ import { DestructiveGate } from './confirmation/destructive-gate.js';
 import { MrtrService } from './confirmation/mrtr.service.js';
 import { McpCatalogRegistry } from './discovery/catalog-registry.js';
 import { McpToolRegistry } from './discovery/tool-registry.js';
-import { AccessPolicy } from './dispatch/access-policy.js';
+import { AccessPolicy } from './access/access-policy.js';
+import { ResourceAccess } from './access/resource-access.js';
+import { LISTEN_METHODS } from './call/method-group.js';
 import { CompletionHandler } from './dispatch/completion.handler.js';
 import { LifecycleHandler } from './dispatch/lifecycle.handler.js';
 import { InMemoryEventBus } from './events/in-memory-event-bus.js';
@@ -45,7 +47,6 @@ import {
   type McpModuleAsyncOptions,
   McpModuleBase,
   type McpModuleExtras,
-  type McpModuleOptions,
   type McpModuleRootOptions,
 } from './mcp.options.js';
 import { createPageAssetsController } from './pages/page-assets.controller.js';
@@ -53,9 +54,13 @@ import { MCP_STATE_STORE } from './state/mcp-state-store.js';
 import { McpStateModule, STATE_PROVIDERS } from './state/mcp-state.module.js';
 import { MCP_STATE_OPTIONS } from './state/mcp-state.options.js';
 import { RateLimits } from './state/rate-limits.js';
+import { MCP_SETTINGS, type McpSettings } from './settings/mcp-settings.js';
+import { resolveOptions } from './settings/resolve-options.js';
 import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 
 const PROVIDERS = [
+  // The one reading of the raw options (settings/resolve-options.ts).
+  { provide: MCP_SETTINGS, inject: [MCP_MODULE_OPTIONS], useFactory: resolveOptions },
   McpConfig,
   McpTelemetry,
   McpToolRegistry,
@@ -76,12 +81,14 @@ const PROVIDERS = [
   DestructiveGate,
   {
     provide: MCP_EVENT_BUS,
-    inject: [MCP_MODULE_OPTIONS],
-    useFactory: (options: McpModuleOptions) => options.subscriptions?.eventBus ?? new InMemoryEventBus(),
+    inject: [MCP_SETTINGS],
+    useFactory: (settings: McpSettings) => settings.listen.eventBus ?? new InMemoryEventBus(),
   },
   ListenStreams,
   ListenTasks,
   ListenHandler,
+  { provide: LISTEN_METHODS, useExisting: ListenHandler },
+  { provide: ResourceAccess, useExisting: ResourceHandler },
   McpEvents,
   McpDispatcher,
   ...LADDER_GUARDS,
@@ -99,8 +106,8 @@ const PROVIDERS = [
  *   McpModule.forRootAsync({ useClass: McpOptions })      // or useExisting; the class has create()
  *
  * `path`, `guards`, `imports` and `global` are fixed at registration (they shape routes); the rest
- * may come from a factory. The state store and budgets come from an McpStateModule in `imports`,
- * else from the options' `stateStore` / `rateLimits`.
+ * may come from a factory. The state store and budgets come from the McpStateModule given as
+ * `state`, else from the options' `stateStore` / `rateLimits`.
  */
 @Module({})
 export class McpModule extends McpModuleBase implements NestModule, OnApplicationShutdown {
@@ -126,18 +133,18 @@ export class McpModule extends McpModuleBase implements NestModule, OnApplicatio
   private static complete(base: DynamicModule, extras: McpModuleExtras): DynamicModule {
     const path = normalizePath(extras.path);
     const imports = extras.imports ?? [];
-    const sharedState = imports.some((i) => (i as DynamicModule | undefined)?.module === McpStateModule);
+    const sharedState = stateModuleOf(extras);
     const ownState = [
       {
         provide: MCP_STATE_OPTIONS,
-        inject: [MCP_MODULE_OPTIONS],
-        useFactory: (o: McpModuleOptions) => ({ store: o.stateStore, rateLimits: o.rateLimits }),
+        inject: [MCP_SETTINGS],
+        useFactory: ({ state }: McpSettings) => ({ store: state.stateStore, rateLimits: state.rateLimits }),
       },
       ...STATE_PROVIDERS,
     ];
     return {
       ...base,
-      imports: [DiscoveryModule, ...imports],
+      imports: [DiscoveryModule, ...imports, ...(sharedState ? [sharedState] : [])],
       controllers: [
         createMcpController(path, extras.guards ?? []),
         createProtectedResourceController(path),
@@ -168,4 +175,18 @@ export class McpModule extends McpModuleBase implements NestModule, OnApplicatio
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(McpEntryMiddleware).forRoutes({ path: this.config.path, method: RequestMethod.ALL });
   }
+}
+
+/**
+ * The shared state is named by the `state` extra. An McpStateModule among `imports` (how it was
+ * given before) is refused rather than ignored: the endpoint would keep a store of its own, and the
+ * host's guards would spend other budgets than the endpoint's.
+ */
+function stateModuleOf(extras: McpModuleExtras): DynamicModule | undefined {
+  const isState = (m: unknown): boolean => (m as DynamicModule | undefined)?.module === McpStateModule;
+  if ((extras.imports ?? []).some(isState))
+    throw new Error('McpModule: give the McpStateModule as `state`, not among `imports` (docs/module-options.md)');
+  if (extras.state !== undefined && !isState(extras.state))
+    throw new Error('McpModule: `state` must be an McpStateModule.forRoot(…) or forRootAsync(…) registration');
+  return extras.state;
 }

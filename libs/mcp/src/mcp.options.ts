@@ -1,6 +1,7 @@
 import {
   type CanActivate,
   ConfigurableModuleBuilder,
+  type DynamicModule,
   type HttpException,
   type ModuleMetadata,
   type PipeTransform,
@@ -14,6 +15,8 @@ import type { ServerInfo } from './protocol/index.js';
 import type { PageBrand } from './pages/page-layout.js';
 import type { McpStateStore } from './state/mcp-state-store.js';
 import type { McpStateOptions } from './state/mcp-state.options.js';
+import type { McpTaskSource } from './tasks/task-source.js';
+import type { McpSubscriptionOptions } from './options/subscription-options.js';
 
 export interface McpToolAnnotationDefaults {
   readOnlyHint?: boolean;
@@ -30,7 +33,7 @@ export interface McpAccessRequirement {
   readonly roles: readonly string[];
 }
 
-/** The module's options, given to `forRoot` or made by `forRootAsync`'s factory; McpConfig applies the defaults. */
+/** The module's options, given to `forRoot` or made by `forRootAsync`'s factory; resolveOptions (settings/) applies the defaults. */
 export interface McpModuleOptions {
   serverInfo: ServerInfo;
   instructions?: string;
@@ -113,19 +116,19 @@ export interface McpModuleOptions {
    * its `@McpTool({ task })` tools answer with. Given, `server/discover` advertises the extension and
    * `tasks/get`, `tasks/update` and `tasks/cancel` are served; absent, no task is ever made.
    */
-  tasks?: import('./tasks/task-source.js').McpTaskSource;
+  tasks?: McpTaskSource;
   /**
-   * The store for nonces, approvals and counters (default: in memory, one process). Only used when
-   * no McpStateModule is among `imports`; with one, the state module's store is used.
+   * The store for nonces, approvals and counters (default: in memory, one process). Only used
+   * without a `state` module; with one, the state module's store is used.
    */
   stateStore?: McpStateStore;
-  /** The budgets (see McpStateOptions); only used when no McpStateModule is among `imports`. */
+  /** The budgets (see McpStateOptions); only used without a `state` module. */
   rateLimits?: McpStateOptions['rateLimits'];
   /**
    * `subscriptions/listen` (2026 era): what the server delivers and over which event bus. Absent
    * (or offering nothing): the method is unknown and discover advertises no `listChanged`/`subscribe`.
    */
-  subscriptions?: import('./subscriptions/subscription-options.js').McpSubscriptionOptions;
+  subscriptions?: McpSubscriptionOptions;
   /** Approval links for destructive tools. */
   approvals?: {
     /** Lifetime of a link (default 10 minutes). */
@@ -181,11 +184,14 @@ export interface McpModuleExtras {
   path?: string;
   /** Guards run before the MCP ladder, e.g. the app's bearer authentication (rung 3, docs/ladder.md). */
   guards?: Type<CanActivate>[];
-  /**
-   * Modules the guards' and the options factory's dependencies come from. An McpStateModule here is
-   * the state the endpoint shares with the host; without one the module keeps its own.
-   */
+  /** Modules the guards' and the options factory's dependencies come from. */
   imports?: ModuleMetadata['imports'];
+  /**
+   * The state (store and budgets) the endpoint shares with the host's own guards: an
+   * `McpStateModule.forRoot(…)` or `forRootAsync(…)` registration, the same one the host's modules
+   * import. Absent, the module keeps its own, built from `stateStore` and `rateLimits`.
+   */
+  state?: DynamicModule;
   /** Registers the module globally (default false), so its registries are visible everywhere. */
   global?: boolean;
 }
@@ -197,7 +203,10 @@ export const {
   ASYNC_OPTIONS_TYPE: MCP_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
-  .setExtras<McpModuleExtras>({ path: 'mcp', guards: [], imports: [], global: false }, (definition) => definition)
+  .setExtras<McpModuleExtras>(
+    { path: 'mcp', guards: [], imports: [], state: undefined, global: false },
+    (definition) => definition,
+  )
   .build();
 
 /** `McpModule.forRoot(...)`: the options and the extras side by side. */

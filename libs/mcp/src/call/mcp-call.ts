@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { McpPrincipal } from '../auth/principal.js';
 import type { AnswerSite } from '../errors.js';
-import type { McpConfig } from '../mcp-config.js';
 import type { ClientInfo, EraDecision, JsonObject, JsonRpcId } from '../protocol/index.js';
 
 /** One JSON-RPC request that passed the ladder, as handlers see it. */
@@ -46,7 +45,11 @@ export interface McpMethodHandler {
 }
 
 /** Where an error thrown while serving `call` is answered (see errors.ts). */
-export function answerSiteOf(call: McpCall, where: 'tool' | 'method', config: McpConfig): AnswerSite {
+export function answerSiteOf(
+  call: McpCall,
+  where: 'tool' | 'method',
+  config: Pick<AnswerSite, 'errorBody'>,
+): AnswerSite {
   const uri = call.method === 'resources/read' && typeof call.params.uri === 'string' ? call.params.uri : undefined;
   return {
     where,

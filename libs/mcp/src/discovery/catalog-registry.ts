@@ -58,6 +58,9 @@ export function completionKey(ref: McpCompletionOptions['ref'], argument: string
  * Resources, resource templates, prompts and completion providers, discovered once at bootstrap
  * like tools. Duplicate URIs, templates or names stop the app with both places named.
  */
+/** Where a decorated method is declared, as registration errors name it. */
+const where = (m: DecoratedMethod<unknown>): string => `${m.metatype.name}.${m.methodName}`;
+
 @Injectable()
 export class McpCatalogRegistry implements OnModuleInit {
   readonly resources = new Map<string, RegisteredResource>();
@@ -76,11 +79,19 @@ export class McpCatalogRegistry implements OnModuleInit {
 
   onModuleInit(): void {
     const schemas = new DtoSchemaBuilder();
-    const closed = this.config.closedSchemas;
-    const scan = <O>(key: string) => scanDecoratedMethods<O>(this.discovery, this.scanner, key);
-    const where = (m: DecoratedMethod<unknown>) => `${m.metatype.name}.${m.methodName}`;
+    this.registerResources(schemas, this.config.closedSchemas);
+    this.registerTemplates(schemas);
+    this.registerPrompts(schemas);
+    this.registerCompletions(schemas);
+    this.freeze();
+  }
 
-    for (const m of scan<McpResourceOptions>(MCP_RESOURCE_METADATA)) {
+  private scan<O>(key: string): DecoratedMethod<O>[] {
+    return scanDecoratedMethods<O>(this.discovery, this.scanner, key);
+  }
+
+  private registerResources(schemas: DtoSchemaBuilder, closed: boolean): void {
+    for (const m of this.scan<McpResourceOptions>(MCP_RESOURCE_METADATA)) {
       const o = m.options;
       const existing = this.resources.get(o.uri);
       if (existing)
@@ -93,8 +104,10 @@ export class McpCatalogRegistry implements OnModuleInit {
         ...appResource(o, where(m)),
       });
     }
+  }
 
-    for (const m of scan<McpResourceTemplateOptions>(MCP_RESOURCE_TEMPLATE_METADATA)) {
+  private registerTemplates(schemas: DtoSchemaBuilder): void {
+    for (const m of this.scan<McpResourceTemplateOptions>(MCP_RESOURCE_TEMPLATE_METADATA)) {
       const o = m.options;
       const clash = this.templates.find((t) => t.compiled.template === o.uriTemplate || t.name === o.name);
       if (clash)
@@ -119,8 +132,10 @@ export class McpCatalogRegistry implements OnModuleInit {
         listing: listing(o, { uriTemplate: o.uriTemplate }),
       });
     }
+  }
 
-    for (const m of scan<McpPromptOptions>(MCP_PROMPT_METADATA)) {
+  private registerPrompts(schemas: DtoSchemaBuilder): void {
+    for (const m of this.scan<McpPromptOptions>(MCP_PROMPT_METADATA)) {
       const o = m.options;
       if (!TOOL_NAME_PATTERN.test(o.name))
         throw new Error(`@McpPrompt name '${o.name}' on ${where(m)} must match ${TOOL_NAME_PATTERN}`);
@@ -141,8 +156,10 @@ export class McpCatalogRegistry implements OnModuleInit {
       };
       this.prompts.set(o.name, { ...binding, ...access(o), name: o.name, arguments: args, listing: entry });
     }
+  }
 
-    for (const m of scan<McpCompletionOptions[]>(MCP_COMPLETION_METADATA)) {
+  private registerCompletions(schemas: DtoSchemaBuilder): void {
+    for (const m of this.scan<McpCompletionOptions[]>(MCP_COMPLETION_METADATA)) {
       const binding = bindMethod(m, schemas, {
         label: 'completion',
         name: `${m.metatype.name}_${m.methodName}`,
@@ -158,7 +175,6 @@ export class McpCatalogRegistry implements OnModuleInit {
         this.completions.set(key, { ...binding, key });
       }
     }
-    this.freeze();
   }
 
   private freeze(): void {

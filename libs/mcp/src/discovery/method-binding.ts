@@ -50,6 +50,22 @@ export function parameterBindings(metatype: Type, methodName: string, where: str
   return bindings;
 }
 
+/** Every parameter has a decorator, and each `@McpCaller` parameter's type fits its projection. */
+function checkParameters(where: string, count: number, types: unknown[], bindings: McpParamBinding[]): void {
+  const bound = new Set(bindings.map((b) => b.index));
+  for (let i = 0; i < count; i++) {
+    if (!bound.has(i)) {
+      throw new Error(
+        `parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest) nor one of the app's own (createParamDecorator)`,
+      );
+    }
+  }
+  for (const b of bindings) {
+    const mismatch = b.kind === 'caller' ? callerTypeMismatch(b.project, types[b.index]) : undefined;
+    if (mismatch) throw new Error(`parameter #${b.index + 1} of ${where}: ${mismatch}`);
+  }
+}
+
 export function bindMethod(
   method: DecoratedMethod<unknown>,
   schemas: DtoSchemaBuilder,
@@ -61,18 +77,7 @@ export function bindMethod(
   const arity = (metatype.prototype[methodName] as (...a: unknown[]) => unknown).length;
   const bindings = parameterBindings(metatype, methodName, where);
   const types: unknown[] = Reflect.getMetadata('design:paramtypes', metatype.prototype, methodName) ?? [];
-  const bound = new Set(bindings.map((b) => b.index));
-  for (let i = 0; i < Math.max(arity, types.length); i++) {
-    if (!bound.has(i)) {
-      throw new Error(
-        `parameter #${i + 1} of ${where} has no MCP parameter decorator (@McpArg, @McpInput, @McpCaller, @McpContext, @McpInputs or @McpHttpRequest) nor one of the app's own (createParamDecorator)`,
-      );
-    }
-  }
-  for (const b of bindings) {
-    const mismatch = b.kind === 'caller' ? callerTypeMismatch(b.project, types[b.index]) : undefined;
-    if (mismatch) throw new Error(`parameter #${b.index + 1} of ${where}: ${mismatch}`);
-  }
+  checkParameters(where, Math.max(arity, types.length), types, bindings);
   const inputs = bindings.filter((b) => b.kind === 'input');
   if (inputs.length > 1) throw new Error(`${where} has more than one @McpInput parameter`);
   const dto = inputs[0] ? (types[inputs[0].index] as Type | undefined) : undefined;

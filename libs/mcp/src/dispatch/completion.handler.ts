@@ -26,6 +26,45 @@ export class CompletionHandler {
     return [{ method: 'completion/complete', eras: ['modern', 'legacy'], handle: (call) => this.complete(call) }];
   }
 
+  /**
+   * What `ref` and the argument name complete: the provider's key and, for a prompt argument, its
+   * declared values. A reference the caller cannot use reads as unknown, like a missing one.
+   */
+  private completed(
+    call: McpCall,
+    ref: JsonObject,
+    argumentName: string,
+  ): { key: string; candidates?: readonly string[] } {
+    const refType = stringField(ref, 'type');
+    const refName = stringField(ref, 'name');
+    const refUri = stringField(ref, 'uri');
+    const unknown = (): McpRejectionError =>
+      new McpRejectionError(invalidParams(call.id, 'Invalid params: unknown completion reference'));
+    if (refType === 'ref/prompt' && refName !== undefined) {
+      const prompt = this.catalog.prompts.get(refName);
+      if (!prompt) throw unknown();
+      const { scopes, roles } = prompt;
+      if (this.access.decide(call.principal, { kind: 'prompt', name: prompt.name, scopes, roles }) !== 'allowed')
+        throw unknown();
+      const declared = prompt.arguments.find((a) => a.name === argumentName);
+      if (!declared) throw unknown();
+      return {
+        key: completionKey({ type: 'ref/prompt', name: prompt.name }, argumentName),
+        candidates: declared.enum,
+      };
+    }
+    if (refType === 'ref/resource' && refUri !== undefined) {
+      const template = this.catalog.templates.find((t) => t.compiled.template === refUri);
+      if (!template) throw unknown();
+      const { scopes, roles } = template;
+      if (this.access.decide(call.principal, { kind: 'resource', name: refUri, scopes, roles }) !== 'allowed')
+        throw unknown();
+      if (!template.compiled.variables.includes(argumentName)) throw unknown();
+      return { key: completionKey({ type: 'ref/resource', uri: template.compiled.template }, argumentName) };
+    }
+    throw unknown();
+  }
+
   private async complete(call: McpCall): Promise<JsonObject> {
     const { ref, argument: given, context } = call.params;
     const argumentName = stringField(given, 'name');
@@ -36,46 +75,7 @@ export class CompletionHandler {
       );
     }
     const argument = { name: argumentName, value: argumentValue };
-    const refType = stringField(ref, 'type');
-    const refName = stringField(ref, 'name');
-    const refUri = stringField(ref, 'uri');
-    const unknown = (): McpRejectionError =>
-      new McpRejectionError(invalidParams(call.id, 'Invalid params: unknown completion reference'));
-    let candidates: readonly string[] | undefined;
-    let key: string;
-    if (refType === 'ref/prompt' && refName !== undefined) {
-      const prompt = this.catalog.prompts.get(refName);
-      if (
-        !prompt ||
-        this.access.decide(call.principal, {
-          kind: 'prompt',
-          name: prompt.name,
-          scopes: prompt.scopes,
-          roles: prompt.roles,
-        }) !== 'allowed'
-      )
-        throw unknown();
-      const declared = prompt.arguments.find((a) => a.name === argument.name);
-      if (!declared) throw unknown();
-      candidates = declared.enum;
-      key = completionKey({ type: 'ref/prompt', name: prompt.name }, argument.name);
-    } else if (refType === 'ref/resource' && refUri !== undefined) {
-      const template = this.catalog.templates.find((t) => t.compiled.template === refUri);
-      if (
-        !template ||
-        this.access.decide(call.principal, {
-          kind: 'resource',
-          name: template.compiled.template,
-          scopes: template.scopes,
-          roles: template.roles,
-        }) !== 'allowed'
-      )
-        throw unknown();
-      if (!template.compiled.variables.includes(argument.name)) throw unknown();
-      key = completionKey({ type: 'ref/resource', uri: template.compiled.template }, argument.name);
-    } else {
-      throw unknown();
-    }
+    const { key, candidates } = this.completed(call, ref, argument.name);
     const provider = this.catalog.completions.get(key);
     let values: string[];
     if (provider) {

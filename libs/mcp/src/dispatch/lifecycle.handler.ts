@@ -4,7 +4,6 @@ import { appsCapability } from '../discovery/mcp-app.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { McpConfig } from '../mcp-config.js';
 import { isLegacyRevision, type JsonObject, offeredCapabilities, TASKS_EXTENSION } from '../protocol/index.js';
-import { subscriptionOffer } from '../subscriptions/subscription-options.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 
 /**
@@ -26,7 +25,7 @@ export class LifecycleHandler implements OnApplicationBootstrap {
     this.discover = {
       supportedVersions: [...config.protocolVersions],
       capabilities: {
-        ...offeredCapabilities(subscriptionOffer(config.subscriptions)),
+        ...offeredCapabilities(config.settings.listen.offer),
         completions: {},
         // Advertised only when the app keeps tasks somewhere (tasks.md §Capability Negotiation).
         ...(config.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DispatchedCall } from '../call/dispatched-call.js';
 import { answerOf, type InputRequiredSignal, type InputRoundOrigin } from '../errors.js';
@@ -22,7 +22,7 @@ import {
 import { CompletionHandler } from './completion.handler.js';
 import { LifecycleHandler } from './lifecycle.handler.js';
 import { answerSiteOf, type McpMethodHandler, STREAM_OPENED } from '../call/mcp-call.js';
-import { ListenHandler } from '../subscriptions/listen.handler.js';
+import { LISTEN_METHODS, type McpMethodGroup } from '../call/method-group.js';
 import { PromptHandler } from './prompt.handler.js';
 import { ResourceHandler } from './resource.handler.js';
 import { TaskHandler } from './task.handler.js';
@@ -53,7 +53,7 @@ export class McpDispatcher {
     resources: ResourceHandler,
     prompts: PromptHandler,
     completions: CompletionHandler,
-    listen: ListenHandler,
+    @Inject(LISTEN_METHODS) listen: McpMethodGroup,
     tasks: TaskHandler,
   ) {
     const groups = [lifecycle, tools, resources, prompts, completions, listen, tasks];

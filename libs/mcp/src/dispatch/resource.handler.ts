@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { ResourceAccess } from '../access/resource-access.js';
+import type { McpPrincipal } from '../auth/principal.js';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
@@ -12,9 +14,9 @@ import { VisibleLists } from './visible-lists.js';
 import { pageResult } from './paged-list.js';
 import { MrtrService } from '../confirmation/mrtr.service.js';
 
-/** `resources/list`, `resources/templates/list` and `resources/read` (both eras). */
+/** `resources/list`, `resources/templates/list` and `resources/read` (both eras); what a principal may read. */
 @Injectable()
-export class ResourceHandler {
+export class ResourceHandler implements ResourceAccess {
   private readonly door: CatalogDoor;
 
   constructor(
@@ -35,6 +37,21 @@ export class ResourceHandler {
       { method: 'resources/templates/list', eras: both, handle: (call) => this.templates(call) },
       { method: 'resources/read', eras: both, handle: (call) => this.read(call) },
     ];
+  }
+
+  /** The read itself decides (access/resource-access.ts): run as a `resources/read` of `uri` within `on`. */
+  async canRead(principal: McpPrincipal | undefined, uri: string, on: McpCall): Promise<void> {
+    const read: McpCall = {
+      id: on.id,
+      method: 'resources/read',
+      params: { uri },
+      era: on.era,
+      principal,
+      requestId: on.requestId,
+      req: on.req,
+      res: on.res,
+    };
+    await this.read(read);
   }
 
   private list(call: McpCall): JsonObject {

@@ -7,10 +7,8 @@ import {
   acknowledgement,
   describeValue,
   filterWants,
-  isLegacyRevision,
   type JsonRpcId,
   listenEnd,
-  offersNothing,
   SSE_HEARTBEAT,
   sseEventBytes,
   sseMessage,
@@ -18,8 +16,8 @@ import {
   type SubscriptionFilter,
 } from '../protocol/index.js';
 import { FollowedIndex } from './followed-index.js';
+import { FanOutQueue } from './fan-out-queue.js';
 import { chunkSocket, SseChunk } from './sse-chunk.js';
-import { subscriptionOffer } from './subscription-options.js';
 
 /** One open `subscriptions/listen` stream on this process. */
 export interface ListenStream {
@@ -44,15 +42,6 @@ interface Open extends ListenStream {
   socket?: Socket;
 }
 
-/** One event being written to the streams that were to hear it when it arrived. */
-interface FanOut {
-  readonly bytes: (id: JsonRpcId) => Buffer;
-  /** The event's chunk per subscription id (many streams share one: clients often number listen 1). */
-  readonly chunks: Map<JsonRpcId, SseChunk>;
-  readonly targets: Open[];
-  next: number;
-}
-
 const HEARTBEAT = new SseChunk(Buffer.from(SSE_HEARTBEAT));
 
 /**
@@ -61,9 +50,7 @@ const HEARTBEAT = new SseChunk(Buffer.from(SSE_HEARTBEAT));
  * admit them — the per-listener authorization at delivery.
  *
  * Each event is serialized once (the stream's id spliced in) and written in batches of
- * `deliveryBatch` streams per event-loop turn, so that requests interleave with a large fan-out.
- * Events are written in arrival order: one that arrives mid-fan-out waits behind it, so every
- * stream hears them in publish order.
+ * `deliveryBatch` streams per event-loop turn, in arrival order (fan-out-queue.ts).
  */
 @Injectable()
 export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
@@ -71,8 +58,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   private readonly streams = new Set<Open>();
   private readonly followed = new FollowedIndex<Open>();
   private readonly perPrincipal = new Map<string, number>();
-  private readonly fanOuts: FanOut[] = [];
-  private nextBatch?: NodeJS.Immediate;
+  private readonly queue: FanOutQueue<Open>;
   private heartbeat?: NodeJS.Timeout;
   private stopBus?: () => void;
   private retry?: NodeJS.Timeout;
@@ -82,22 +68,20 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
   readonly maxSubscriptionsPerStream: number;
   private readonly heartbeatMs: number;
   private readonly maxBufferedBytes: number;
-  private readonly deliveryBatch: number;
   private readonly closeTimeoutMs: number;
 
   constructor(
     config: McpConfig,
     @Inject(MCP_EVENT_BUS) private readonly bus: McpEventBus,
   ) {
-    const options = config.subscriptions;
-    this.enabled =
-      config.protocolVersions.some((v) => !isLegacyRevision(v)) && !offersNothing(subscriptionOffer(options));
-    this.maxStreamsPerPrincipal = options?.maxStreamsPerPrincipal ?? 10;
-    this.maxSubscriptionsPerStream = options?.maxSubscriptionsPerStream ?? 100;
-    this.heartbeatMs = options?.heartbeatMs ?? 15_000;
-    this.maxBufferedBytes = options?.maxBufferedBytes ?? 1024 * 1024;
-    this.deliveryBatch = Math.max(1, options?.deliveryBatch ?? 64);
-    this.closeTimeoutMs = Math.max(0, options?.closeTimeoutMs ?? 5000);
+    const listen = config.settings.listen;
+    this.enabled = listen.enabled;
+    this.maxStreamsPerPrincipal = listen.maxStreamsPerPrincipal;
+    this.maxSubscriptionsPerStream = listen.maxSubscriptionsPerStream;
+    this.heartbeatMs = listen.heartbeatMs;
+    this.maxBufferedBytes = listen.maxBufferedBytes;
+    this.queue = new FanOutQueue(listen.deliveryBatch, (stream, chunk) => this.write(stream, chunk));
+    this.closeTimeoutMs = listen.closeTimeoutMs;
   }
 
   /** What a 429 for too many streams says to wait: the longest an ended stream still holds its slot. */
@@ -137,9 +121,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
     this.stopBus?.();
     this.stopBus = undefined;
     // The events already heard are written before the end result, which stays the last message.
-    clearImmediate(this.nextBatch);
-    this.nextBatch = undefined;
-    this.writeBatches(Infinity);
+    this.queue.drain();
     for (const stream of [...this.streams]) this.end(stream, 'shutdown');
   }
 
@@ -200,28 +182,7 @@ export class ListenStreams implements OnModuleInit, BeforeApplicationShutdown {
       targets.push(stream);
     }
     if (!targets.length) return;
-    this.fanOuts.push({ bytes: sseEventBytes(event), chunks: new Map(), targets, next: 0 });
-    // Behind a fan-out in progress it waits its turn; otherwise its first batch goes out now.
-    if (!this.nextBatch) this.writeBatches(this.deliveryBatch);
-  }
-
-  /** Writes up to `budget` deliveries, oldest event first, and schedules the rest for the next turn. */
-  private writeBatches(budget: number): void {
-    this.nextBatch = undefined;
-    while (budget > 0 && this.fanOuts.length) {
-      const fanOut = this.fanOuts[0];
-      while (budget > 0 && fanOut.next < fanOut.targets.length) {
-        const stream = fanOut.targets[fanOut.next++];
-        budget--;
-        // A stream that ended meanwhile (closed, expired, let go) is skipped.
-        if (stream.ended) continue;
-        let chunk = fanOut.chunks.get(stream.id);
-        if (!chunk) fanOut.chunks.set(stream.id, (chunk = new SseChunk(fanOut.bytes(stream.id))));
-        this.write(stream, chunk);
-      }
-      if (fanOut.next === fanOut.targets.length) this.fanOuts.shift();
-    }
-    if (this.fanOuts.length) this.nextBatch = setImmediate(() => this.writeBatches(this.deliveryBatch));
+    this.queue.push(sseEventBytes(event), targets);
   }
 
   private beat(): void {

@@ -1,6 +1,6 @@
 import { HttpException, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { McpPrincipal } from '../auth/principal.js';
-import { AccessPolicy } from '../dispatch/access-policy.js';
+import { AccessPolicy } from '../access/access-policy.js';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { McpConfig } from '../mcp-config.js';
 import { describeValue, TaskIdBinder, taskStatusParams } from '../protocol/index.js';
@@ -31,7 +31,7 @@ export class ListenTasks implements OnModuleInit, OnModuleDestroy {
   }
 
   get enabled(): boolean {
-    return this.config.subscriptions?.tasks === true;
+    return this.config.settings.listen.followModuleTasks;
   }
 
   onModuleInit(): void {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { STREAM_OPENED } from '../call/mcp-call.js';
-import { ResourceHandler } from '../dispatch/resource.handler.js';
+import { ResourceAccess } from '../access/resource-access.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import {
@@ -14,7 +14,6 @@ import {
 } from '../protocol/index.js';
 import { ListenStreams } from './listen-streams.js';
 import { ListenTasks } from './listen-tasks.js';
-import { subscriptionOffer } from './subscription-options.js';
 
 /**
  * `subscriptions/listen` (2026-07-28 only; the 2025 era keeps answering GET with 405). Everything
@@ -26,7 +25,7 @@ export class ListenHandler {
   constructor(
     private readonly config: McpConfig,
     private readonly streams: ListenStreams,
-    private readonly resources: ResourceHandler,
+    private readonly resources: ResourceAccess,
     private readonly tasks: ListenTasks,
   ) {}
 
@@ -39,8 +38,8 @@ export class ListenHandler {
   private async listen(call: McpCall): Promise<typeof STREAM_OPENED> {
     const parsed = parseSubscriptionFilter(call.params);
     if ('error' in parsed) throw new McpRejectionError(invalidParams(call.id, `Invalid params: ${parsed.error}`));
-    const options = this.config.subscriptions;
-    const honoured = offeredPart(parsed.filter, subscriptionOffer(options));
+    const listen = this.config.settings.listen;
+    const honoured = offeredPart(parsed.filter, listen.offer);
     const followed = (honoured.resourceSubscriptions?.length ?? 0) + (honoured.taskIds?.length ?? 0);
     const maxFollowed = this.streams.maxSubscriptionsPerStream;
     if (followed > maxFollowed) {
@@ -67,7 +66,7 @@ export class ListenHandler {
     this.streams.open({
       id: call.id,
       principalKey,
-      audience: await options?.audience?.(call.principal),
+      audience: await listen.audience?.(call.principal),
       filter: honoured,
       ...(typeof expiresAt === 'number' ? { expiresAt } : {}),
       res: call.res,
@@ -81,17 +80,8 @@ export class ListenHandler {
    * resource is refused exactly like a missing one — with the read's own "Resource not found".
    */
   private async checkVisible(call: McpCall, filter: SubscriptionFilter): Promise<void> {
-    const read = this.resources.handlers().find((h) => h.method === 'resources/read')!;
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      await read.handle({
-        ...call,
-        method: 'resources/read',
-        params: { uri },
-        inputs: undefined,
-        requestId: call.requestId,
-      } as McpCall);
-    }
-    const authorizeTask = this.config.subscriptions?.authorizeTask;
+    for (const uri of filter.resourceSubscriptions ?? []) await this.resources.canRead(call.principal, uri, call);
+    const authorizeTask = this.config.settings.listen.authorizeTask;
     for (const taskId of filter.taskIds ?? []) {
       // The app's own check when it gives one, else the module's for the task ids it minted.
       const allowed = authorizeTask

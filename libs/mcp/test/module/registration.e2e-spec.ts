@@ -168,7 +168,7 @@ describe('McpStateModule', () => {
     constructor(@Inject(MCP_STATE_STORE) readonly store: McpStateStore) {}
   }
 
-  it("is the state the endpoint and the host's own providers share, when imported by both", async () => {
+  it("is the state the endpoint and the host's own providers share, when given as `state` and imported by the host", async () => {
     const State = McpStateModule.forRoot({ rateLimits: { general: { points: 10, durationSec: 60 }, writes: false } });
 
     @Module({ imports: [State], providers: [HostBudgetGuard, StoreHolder], exports: [HostBudgetGuard, StoreHolder] })
@@ -179,7 +179,7 @@ describe('McpStateModule', () => {
         HostModule,
         McpModule.forRoot({
           serverInfo: { name: 't', version: '1' },
-          imports: [State],
+          state: State,
           principal: () => ({ subject: 'ana', scopes: [] }),
         }),
       ],
@@ -204,5 +204,12 @@ describe('McpStateModule', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('is named by `state`: one among `imports` is refused at registration, with the fix in the message', () => {
+    const State = McpStateModule.forRoot({});
+    expect(() => McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, imports: [State] })).toThrow(
+      'McpModule: give the McpStateModule as `state`, not among `imports`',
+    );
   });
 });

@@ -1,6 +1,5 @@
 import type { McpPrincipal } from '../auth/principal.js';
 import type { McpEventBus } from '../events/mcp-event-bus.js';
-import type { SubscriptionOffer } from '../protocol/index.js';
 
 /** `McpModuleOptions.subscriptions`: what the server delivers on `subscriptions/listen` (2026 only). */
 export interface McpSubscriptionOptions {
@@ -53,15 +52,4 @@ export interface McpSubscriptionOptions {
    * continues at the next turn, so requests are served in between; the publish order holds.
    */
   deliveryBatch?: number;
-}
-
-/** The offer the options make; nothing when `subscriptions` is absent. */
-export function subscriptionOffer(options: McpSubscriptionOptions | undefined): SubscriptionOffer {
-  return {
-    toolsListChanged: options?.toolsListChanged === true,
-    promptsListChanged: options?.promptsListChanged === true,
-    resourcesListChanged: options?.resourcesListChanged === true,
-    resourceSubscriptions: options?.resourceSubscriptions === true,
-    taskIds: options?.authorizeTask !== undefined || options?.tasks === true,
-  };
 }
