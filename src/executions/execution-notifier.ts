@@ -1,12 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { McpEvents } from '@kobana/nest-mcp';
 import { DATABASE, type Database } from '../db/database.js';
+import { executionStepsUri, executionUri } from './execution-uri.js';
 
 /** The `_meta` keys a Kadu `notifications/resources/updated` carries, so a listener sees the order without a read. */
 export const STATUS_META = 'com.kobana.kadu/status';
 export const STEPS_META = 'com.kobana.kadu/steps';
-
-export const executionUri = (id: string): string => `kobana://kadu/executions/${id}`;
 
 /** The execution as the notifier hears of it, and its organisation's slug (the audience). */
 export type ExecutionChangeListener = (
@@ -44,7 +43,7 @@ export class ExecutionNotifier {
     };
     await this.events.resourceUpdated(executionUri(execution.id), { audience, meta });
     if (change.stepsChanged)
-      await this.events.resourceUpdated(`${executionUri(execution.id)}/steps`, { audience, meta });
+      await this.events.resourceUpdated(executionStepsUri(execution.id), { audience, meta });
     // Then what else follows the execution (its task status): after the resource, in change order.
     for (const listener of this.listeners) await listener(execution, audience);
   }

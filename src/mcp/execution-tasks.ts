@@ -13,7 +13,9 @@ import {
   type McpTaskState,
   stringField,
 } from '@kobana/nest-mcp';
-import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { type KaduPrincipal, memberKey } from '../auth/kadu-principal.js';
+import { executionLink } from '../executions/execution-uri.js';
+import { fileUri } from '../files/file-uri.js';
 import { ApiError } from '../common/api-error.js';
 import { isId } from '../common/ids.js';
 import { DATABASE, type Database } from '../db/database.js';
@@ -170,7 +172,7 @@ export class ExecutionTasks implements McpTaskSource, OnModuleInit {
       if (!row) return;
       this.moduleRef.get(McpTaskEvents, { strict: false }).changed({
         ref: { tool: 'kadu_tasks_run', id: row.id },
-        principalKey: `${audience}:${row.owner}`,
+        principalKey: memberKey(audience, row.owner),
         state: this.state(row),
         audience,
       });
@@ -226,16 +228,10 @@ export class ExecutionTasks implements McpTaskSource, OnModuleInit {
     const answer = { data: executionView(row) };
     const content: McpContent[] = [
       { type: 'text', text: JSON.stringify(answer) },
-      {
-        type: 'resource_link',
-        uri: `kobana://kadu/executions/${row.id}`,
-        name: 'execution',
-        title: `Execution ${row.id}`,
-        mimeType: 'application/json',
-      },
+      executionLink(row.id),
       ...row.output_file_ids.map((id): McpContent => ({
         type: 'resource_link',
-        uri: `kobana://kadu/files/${id}`,
+        uri: fileUri(id),
         name: 'output_file',
         title: `Output file ${id}`,
       })),
