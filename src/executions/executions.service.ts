@@ -63,7 +63,7 @@ export class ExecutionsService {
     annotations: hints('destructive', false),
     ...PERMISSIONS.tasksRun,
     resourceLinks: executionLinks,
-    preflight: 'checkRun',
+    preflight: ExecutionsService.prototype.checkRun,
     // A client declaring the Tasks extension follows the execution with tasks/get (src/mcp/execution-tasks.ts).
     task: 'optional',
   })
@@ -210,7 +210,7 @@ export class ExecutionsService {
       'Answers the question of an execution that awaits input; it is queued again. Only when status is awaiting_input.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.executionsWrite,
-    preflight: 'checkContinue',
+    preflight: ExecutionsService.prototype.checkContinue,
   })
   async continue(
     @McpCaller() principal: KaduPrincipal,
@@ -245,7 +245,7 @@ export class ExecutionsService {
     description: 'Cancels a queued, running or waiting execution. A running one stops at its next step.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.executionsWrite,
-    preflight: 'get',
+    preflight: ExecutionsService.prototype.get,
   })
   async cancel(
     @McpCaller() principal: KaduPrincipal,

@@ -201,7 +201,7 @@ export class FilesService {
     description: 'Deletes a file: it can no longer be used as an execution input or downloaded.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.filesWrite,
-    preflight: 'get',
+    preflight: FilesService.prototype.get,
   })
   async remove(
     @McpCaller() principal: KaduPrincipal,

@@ -138,7 +138,7 @@ export class TasksService {
     description: 'Replaces the launch policy of a task: the roles and member ids allowed to run it.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
-    preflight: 'get',
+    preflight: TasksService.prototype.get,
   })
   async setLaunchPolicy(
     @McpCaller() principal: KaduPrincipal,
@@ -171,7 +171,7 @@ export class TasksService {
     description: 'Replaces the destinations (webhooks) that receive the execution events of a task.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
-    preflight: 'checkDestinations',
+    preflight: TasksService.prototype.checkDestinations,
   })
   async setDestinations(
     @McpCaller() principal: KaduPrincipal,
@@ -194,7 +194,7 @@ export class TasksService {
     description: 'Deletes a task; its executions stay readable.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
-    preflight: 'get',
+    preflight: TasksService.prototype.get,
   })
   async remove(
     @McpCaller() principal: KaduPrincipal,

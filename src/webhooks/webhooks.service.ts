@@ -86,7 +86,7 @@ export class WebhooksService {
       'Creates a webhook that receives execution events. The signing secret is in this response only; deliveries carry X-Kadu-Signature: sha256=<hex HMAC of the body>.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'checkCreate',
+    preflight: WebhooksService.prototype.checkCreate,
   })
   async create(
     @McpCaller() principal: KaduPrincipal,
@@ -112,7 +112,7 @@ export class WebhooksService {
     description: 'Changes the URL, events or active flag of a webhook.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'checkUpdate',
+    preflight: WebhooksService.prototype.checkUpdate,
   })
   async update(
     @McpCaller() principal: KaduPrincipal,
@@ -145,7 +145,7 @@ export class WebhooksService {
     description: 'Deletes a webhook; nothing more is delivered to it.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'get',
+    preflight: WebhooksService.prototype.get,
   })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
@@ -165,7 +165,7 @@ export class WebhooksService {
     description: 'Replaces the signing secret of a webhook; the new secret is in this response only.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'get',
+    preflight: WebhooksService.prototype.get,
   })
   async rotateSecret(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
@@ -235,7 +235,7 @@ export class WebhooksService {
       "Sends a delivery again, as a new delivery to the webhook's current URL. Each call is one more delivery.",
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'getDelivery',
+    preflight: WebhooksService.prototype.getDelivery,
   })
   async replay(
     @McpCaller() principal: KaduPrincipal,
