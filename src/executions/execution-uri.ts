@@ -21,3 +21,9 @@ export function executionLink(id: string): McpContent {
     mimeType: 'application/json',
   };
 }
+
+/** The links of a tool result whose `data` is an execution (kadu_tasks_run, kadu_executions_get). */
+export function executionLinks(value: unknown): McpContent[] {
+  const id = (value as { data?: { id?: string } }).data?.id;
+  return id ? [executionLink(id)] : [];
+}
