@@ -7,6 +7,7 @@ import { DatabaseModule } from '../db/database.module.js';
 import { OrgsModule } from '../orgs/orgs.module.js';
 import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './delivery-worker.js';
 import { WebhookEvents } from './webhook-events.js';
+import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /** Webhooks: endpoints (`/api/v1/webhooks`, kadu_webhooks_*), the events executions raise, their signed deliveries. */
@@ -16,9 +17,10 @@ import { WebhooksService } from './webhooks.service.js';
   providers: [
     { provide: WEBHOOK_SECRET_BOX, ...keyed((k) => new SecretBox(k, 'webhook-secret')) },
     WebhooksService,
+    WebhookDeliveriesService,
     WebhookEvents,
     DeliveryWorker,
   ],
-  exports: [WebhooksService, WebhookEvents],
+  exports: [WebhooksService, WebhookDeliveriesService, WebhookEvents],
 })
 export class WebhooksModule {}
