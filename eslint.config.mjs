@@ -6,16 +6,6 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import clientValues from './eslint-rules/no-unknown-coercion.mjs';
 
-// Over max-lines / max-lines-per-function today: split in progress in w30pipe/w30app/w30config, removed at merge.
-const SPLIT_IN_PROGRESS = [
-  'libs/mcp/src/confirmation/destructive-gate.ts', // w30pipe
-  'src/executions/executions.service.ts', // w30app
-  'src/mcp/execution-tasks.ts', // w30app
-  'src/tasks/tasks.service.ts', // w30app
-  'src/webhooks/webhooks.service.ts', // w30app
-  'src/config/app-config.ts', // w30config
-];
-
 export default tseslint.config(
   {
     ignores: [
@@ -63,12 +53,12 @@ export default tseslint.config(
     // Issue 30: small single-purpose files (docs/contributors/architecture.md). Blank lines and
     // comments count: a file is read whole.
     files: ['libs/mcp/src/**/*.ts', 'src/**/*.ts'],
-    ignores: ['**/*.d.ts', ...SPLIT_IN_PROGRESS],
+    ignores: ['**/*.d.ts'],
     rules: { 'max-lines': ['error', { max: 250, skipBlankLines: false, skipComments: false }] },
   },
   {
     files: ['libs/mcp/src/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.d.ts', ...SPLIT_IN_PROGRESS],
+    ignores: ['**/*.spec.ts', '**/*.e2e-spec.ts', '**/*.d.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 60, skipBlankLines: false, skipComments: false }] },
   },
   {

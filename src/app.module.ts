@@ -1,19 +1,20 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { McpModule } from '@kobana/nest-mcp';
+import { AdminModule } from './api/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
-import { McpAuthGuard } from './auth/auth.guards.js';
 import { ApiExceptionFilter } from './common/api-exception.filter.js';
-import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import type { AppConfig } from './config/app-config.js';
 import { KaduConfigModule } from './config/kadu-config.module.js';
-import { KaduModule } from './kadu.module.js';
-import { KaduConfirmations } from './mcp/kadu-confirmations.js';
-import { ExecutionTasks } from './mcp/execution-tasks.js';
-import { KaduMcpState, kaduMcpOptions } from './mcp/kadu-mcp.options.js';
-import { KADU_MCP_PATH } from './mcp/kadu-pages.js';
+import { ExecutionsModule } from './executions/executions.module.js';
+import { FilesModule } from './files/files.module.js';
+import { HealthModule } from './health/health.module.js';
+import { KaduMcpModule } from './mcp/kadu-mcp.module.js';
 import { loadStateKey, STATE_SECRET } from './mcp/state-key.js';
 import { DevAuthorizationServerModule } from './oauth/oauth.module.js';
 import { OpenApiModule } from './openapi/openapi.module.js';
+import { TasksModule } from './tasks/tasks.module.js';
+import { UsageModule } from './usage/usage.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The configuration and the state secret (loaded once), global as configuration modules are. */
 @Global()
@@ -30,7 +31,11 @@ class ConfigModule {
   }
 }
 
-/** The Kadu monolith: its REST API under /api/v1 and its MCP endpoint on /mcp. */
+/**
+ * The Kadu monolith: its REST API under /api/v1 and its MCP endpoint on /mcp, one Nest feature
+ * module per domain (docs/contributors/architecture.md, module map). Each imports what it uses;
+ * only the configuration above is global. Their order is the order of tools/list.
+ */
 @Module({})
 export class AppModule {
   /** `extraImports`: modules added to the same app (benchmarks mount a trivial echo route and tool). */
@@ -40,31 +45,17 @@ export class AppModule {
       imports: [
         ConfigModule.with(config),
         AuthModule,
-        KaduModule,
+        UsageModule,
+        TasksModule,
+        ExecutionsModule,
+        FilesModule,
+        WebhooksModule,
+        AdminModule,
+        HealthModule,
+        KaduMcpModule,
         OpenApiModule,
         ...(config.devAuthServer ? [DevAuthorizationServerModule] : []),
         ...(extraImports ?? []),
-        McpModule.forRootAsync({
-          path: KADU_MCP_PATH,
-          guards: [McpAuthGuard],
-          // The guard, the confirmations and the state shared with the REST door.
-          imports: [AuthModule, KaduModule],
-          state: KaduMcpState,
-          // The OpenAPI description reads the tool registry, the sign-in pages the module's page settings.
-          global: true,
-          inject: [APP_CONFIG, STATE_SECRET, KaduConfirmations, ExecutionTasks],
-          useFactory: (
-            cfg: AppConfig,
-            stateSecret: string,
-            confirmations: KaduConfirmations,
-            executionTasks: ExecutionTasks,
-          ) => ({
-            ...kaduMcpOptions(cfg, stateSecret),
-            describeConfirmation: (tool, args, principal) => confirmations.describe(tool, args, principal),
-            // kadu_tasks_run answers a task to clients that declare the Tasks extension.
-            tasks: executionTasks,
-          }),
-        }),
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

@@ -1,18 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Put,
-  Query,
-  UseGuards,
-} from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, Param, Patch, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiRateLimitGuard } from '../auth/api-rate-limit.guard.js';
 import { ApiAuthGuard } from '../auth/auth.guards.js';
 import { CurrentPrincipal } from '../auth/current-principal.decorator.js';
@@ -20,8 +6,7 @@ import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PermissionGuard, Requires } from '../auth/permission.guard.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { PageQueryDto } from '../common/pagination.js';
-import { ExecutionsService } from '../executions/executions.service.js';
-import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, RunTaskDto, UpdateTaskDto } from '../tasks/task.dto.js';
+import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, UpdateTaskDto } from '../tasks/task.dto.js';
 import { TasksService } from '../tasks/tasks.service.js';
 import { ToolTwin } from '../openapi/tool-twin.decorator.js';
 
@@ -30,10 +15,7 @@ const IK = 'x-idempotency-key';
 @Controller('api/v1/tasks')
 @UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class TasksController {
-  constructor(
-    private readonly tasks: TasksService,
-    private readonly executions: ExecutionsService,
-  ) {}
+  constructor(private readonly tasks: TasksService) {}
 
   @Get()
   @Requires(PERMISSIONS.tasksRead)
@@ -97,33 +79,5 @@ export class TasksController {
     @Headers(IK) key?: string,
   ) {
     return this.tasks.setDestinations(p, id, dto, key);
-  }
-
-  @Post(':id/run')
-  @HttpCode(202)
-  @Requires(PERMISSIONS.tasksRun)
-  @ToolTwin('kadu_tasks_run', { id: 'task_id' })
-  @ApiResponse({
-    status: 402,
-    description: "`plan_limit_exceeded`: this month's budget cannot cover the task's cost cap",
-  })
-  @ApiResponse({ status: 403, description: "`launch_not_allowed`: the task's launch policy does not include you" })
-  @ApiResponse({
-    status: 422,
-    description:
-      "`input_invalid`: the input does not match the task's input_schema (one error per problem); `input_schema_unusable`: update the task's schema; `file_not_ready`: confirm the input files first",
-  })
-  @ApiResponse({
-    status: 429,
-    description: "`concurrency_limit`: the plan's concurrent executions are all running (Retry-After)",
-  })
-  @ApiResponse({ status: 503, description: '`queue_saturated`: too many executions are waiting to run' })
-  run(
-    @CurrentPrincipal() p: KaduPrincipal,
-    @Param('id') id: string,
-    @Body() dto: RunTaskDto,
-    @Headers(IK) key?: string,
-  ) {
-    return this.executions.run(p, id, dto, key);
   }
 }

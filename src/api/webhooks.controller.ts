@@ -8,13 +8,17 @@ import { PermissionGuard, Requires } from '../auth/permission.guard.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { PageQueryDto } from '../common/pagination.js';
 import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from '../webhooks/webhook.dto.js';
+import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
 import { ToolTwin } from '../openapi/tool-twin.decorator.js';
 
 @Controller('api/v1')
 @UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly deliveryLog: WebhookDeliveriesService,
+  ) {}
 
   @Get('webhooks')
   @Requires(PERMISSIONS.webhooksRead)
@@ -80,14 +84,14 @@ export class WebhooksController {
   @Requires(PERMISSIONS.webhooksRead)
   @ToolTwin('kadu_webhook_deliveries_list')
   deliveries(@CurrentPrincipal() p: KaduPrincipal, @Query() query: ListDeliveriesQueryDto) {
-    return this.webhooks.listDeliveries(p, query);
+    return this.deliveryLog.listDeliveries(p, query);
   }
 
   @Get('webhook_deliveries/:id')
   @Requires(PERMISSIONS.webhooksRead)
   @ToolTwin('kadu_webhook_deliveries_get', { id: 'delivery_id' })
   delivery(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string) {
-    return this.webhooks.getDelivery(p, id);
+    return this.deliveryLog.getDelivery(p, id);
   }
 
   @Post('webhook_deliveries/:id/replay')
@@ -95,6 +99,6 @@ export class WebhooksController {
   @Requires(PERMISSIONS.webhooksWrite)
   @ToolTwin('kadu_webhook_deliveries_replay', { id: 'delivery_id' })
   replay(@CurrentPrincipal() p: KaduPrincipal, @Param('id') id: string, @Headers('x-idempotency-key') key?: string) {
-    return this.webhooks.replay(p, id, key);
+    return this.deliveryLog.replay(p, id, key);
   }
 }

@@ -2,9 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { RateLimits, rateLimitHeaders, StoreUnavailable, type RateVerdict } from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
-import type { KaduPrincipal } from './kadu-principal.js';
-
-export const principalKeyOf = (p: KaduPrincipal): string => `${p.org}:${p.subject}`;
+import { type KaduPrincipal, principalKeyOf } from './kadu-principal.js';
 
 /**
  * The REST door spends the same per-principal budgets as the MCP door (one caller, one budget,

@@ -2,7 +2,9 @@ import { Controller, Get, Inject, Injectable, Module, type OnModuleInit } from '
 import { HttpAdapterHost } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { PassportModule } from '@nestjs/passport';
+import { ApiRateLimitGuard } from './api-rate-limit.guard.js';
 import { ApiAuthGuard, McpAuthGuard } from './auth.guards.js';
+import { PermissionGuard } from './permission.guard.js';
 import { ApiBearerStrategy, bindAuth, McpBearerStrategy } from './bearer.strategies.js';
 import { TokenVerifier } from './token-verifier.js';
 import { KaduMcpState } from '../mcp/kadu-mcp.options.js';
@@ -37,11 +39,25 @@ class AuthBinder implements OnModuleInit {
   }
 }
 
+/**
+ * Token verification and the guards of both doors. A module with REST routes imports it for
+ * `@UseGuards(ApiAuthGuard, PermissionGuard, ApiRateLimitGuard)`: Nest builds those guards in the
+ * controller's module, so the budgets they spend (KaduMcpState, shared with the MCP endpoint) are
+ * exported with them.
+ */
 @Module({
-  // The guards spend the budgets shared with the MCP endpoint.
   imports: [PassportModule, KaduMcpState],
   controllers: [JwksController],
-  providers: [TokenVerifier, AuthBinder, McpBearerStrategy, ApiBearerStrategy, McpAuthGuard, ApiAuthGuard],
-  exports: [TokenVerifier, McpAuthGuard, ApiAuthGuard],
+  providers: [
+    TokenVerifier,
+    AuthBinder,
+    McpBearerStrategy,
+    ApiBearerStrategy,
+    McpAuthGuard,
+    ApiAuthGuard,
+    PermissionGuard,
+    ApiRateLimitGuard,
+  ],
+  exports: [TokenVerifier, McpAuthGuard, ApiAuthGuard, PermissionGuard, ApiRateLimitGuard, KaduMcpState],
 })
 export class AuthModule {}

@@ -14,3 +14,11 @@ export interface KaduPrincipal extends McpPrincipal {
   readonly clientId?: string;
   readonly clientName?: string;
 }
+
+/**
+ * The one spelling of a member's key — `<organisation slug>:<subject>` — under which both doors
+ * spend budgets, libs/mcp keeps approvals and nonces, and a task's status is addressed to its member.
+ */
+export const memberKey = (org: string, subject: string): string => `${org}:${subject}`;
+
+export const principalKeyOf = (p: Pick<KaduPrincipal, 'org' | 'subject'>): string => memberKey(p.org, p.subject);

@@ -16,6 +16,7 @@ import { CreateFileDto, ListFilesQueryDto } from './file.dto.js';
 import { FILE_STORE, FileGone, fileGoneError, type FileStore, type StoredFile } from './file-store.js';
 import { type FileRow, fileView, type FileView } from './file.view.js';
 import { DownloadEnvelope, FileCreatedEnvelope, FileEnvelope, FilePage } from './file.response.js';
+import { FILE_URI_TEMPLATE } from './file-uri.js';
 
 /** Files travel by presigned URL, never through the API body or a tool (docs/kadu.md). */
 @Injectable()
@@ -142,7 +143,7 @@ export class FilesService {
   }
 
   @McpResourceTemplate({
-    uriTemplate: 'kobana://kadu/files/{id}',
+    uriTemplate: FILE_URI_TEMPLATE,
     name: 'file',
     title: 'File',
     description: "A file's metadata (never its bytes).",
@@ -200,7 +201,7 @@ export class FilesService {
     description: 'Deletes a file: it can no longer be used as an execution input or downloaded.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.filesWrite,
-    preflight: 'get',
+    preflight: FilesService.prototype.get,
   })
   async remove(
     @McpCaller() principal: KaduPrincipal,

@@ -4,6 +4,8 @@ import { IsString, MaxLength } from 'class-validator';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
+import { EXECUTION_STEPS_URI_TEMPLATE, EXECUTION_URI_TEMPLATE } from '../executions/execution-uri.js';
+import { FILE_URI_TEMPLATE } from '../files/file-uri.js';
 
 const VALUE = { validators: [IsString(), MaxLength(64)] };
 const LIMIT = 101; // one more than MCP returns, so hasMore is exact up to the cap
@@ -25,14 +27,14 @@ export class KaduCompletionsService {
     return this.ids(principal, 'tasks', value, true);
   }
 
-  @McpCompletion({ ref: { type: 'ref/resource', uri: 'kobana://kadu/executions/{id}' }, argument: 'id' })
-  @McpCompletion({ ref: { type: 'ref/resource', uri: 'kobana://kadu/executions/{id}/steps' }, argument: 'id' })
+  @McpCompletion({ ref: { type: 'ref/resource', uri: EXECUTION_URI_TEMPLATE }, argument: 'id' })
+  @McpCompletion({ ref: { type: 'ref/resource', uri: EXECUTION_STEPS_URI_TEMPLATE }, argument: 'id' })
   @McpCompletion({ ref: { type: 'ref/prompt', name: 'kadu_diagnose_execution' }, argument: 'execution_id' })
   executions(@McpCaller() principal: KaduPrincipal, @McpArg('value', VALUE) value: string): Promise<string[]> {
     return this.ids(principal, 'executions', value, false);
   }
 
-  @McpCompletion({ ref: { type: 'ref/resource', uri: 'kobana://kadu/files/{id}' }, argument: 'id' })
+  @McpCompletion({ ref: { type: 'ref/resource', uri: FILE_URI_TEMPLATE }, argument: 'id' })
   files(@McpCaller() principal: KaduPrincipal, @McpArg('value', VALUE) value: string): Promise<string[]> {
     return this.ids(principal, 'files', value, true);
   }

@@ -5,6 +5,7 @@ import { ExecutionsService } from '../executions/executions.service.js';
 import { FilesService } from '../files/files.service.js';
 import { SecretsService } from '../secrets/secrets.service.js';
 import { TasksService } from '../tasks/tasks.service.js';
+import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
 import { KADU_UNDO } from './kadu-undo.js';
 import { describeValue } from '@kobana/nest-mcp';
@@ -26,6 +27,7 @@ export class KaduConfirmations {
     private readonly executions: ExecutionsService,
     private readonly files: FilesService,
     private readonly webhooks: WebhooksService,
+    private readonly deliveries: WebhookDeliveriesService,
     private readonly secrets: SecretsService,
   ) {}
 
@@ -78,7 +80,7 @@ export class KaduConfirmations {
       case 'kadu_webhooks_rotate_secret':
         return `Replace the signing secret of the webhook to ${(await webhook()).url}; the receiver must get the new secret.`;
       case 'kadu_webhook_deliveries_replay': {
-        const d = (await this.webhooks.getDelivery(p, str(a.delivery_id))).data;
+        const d = (await this.deliveries.getDelivery(p, str(a.delivery_id))).data;
         return `Send the ${d.event} delivery ${d.id} again to the webhook's current URL.`;
       }
       case 'kadu_secrets_rotate':

@@ -7,7 +7,7 @@ import {
   type McpSubscriptionOptions,
 } from '@kobana/nest-mcp';
 import { RedisEventBus, RedisStateStore } from '@kobana/nest-mcp/redis';
-import type { KaduPrincipal } from '../auth/kadu-principal.js';
+import { type KaduPrincipal, principalKeyOf } from '../auth/kadu-principal.js';
 import type { Request } from 'express';
 import { apiErrorBody } from '../common/api-error.js';
 import { KaduValidationPipe, VALIDATION_OPTIONS } from '../common/validation.js';
@@ -35,7 +35,7 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
     // Kadu's own salt: the keys derived from MCP_STATE_KEY stay those of earlier releases.
     stateKeySalt: 'kadu-mcp-state-key',
     // Approvals and request-state nonces are per organisation member, across replicas when Redis is configured.
-    principalKey: (p) => `${(p as KaduPrincipal).org}:${p.subject}`,
+    principalKey: (p) => principalKeyOf(p as KaduPrincipal),
     subscriptions: kaduSubscriptions(config),
     pages: {
       brand: kaduPageBrand(config),

@@ -6,6 +6,7 @@ import { PERMISSIONS } from '../auth/permissions.js';
 import { ExecutionsService } from '../executions/executions.service.js';
 import { TasksService } from '../tasks/tasks.service.js';
 import { AccountService } from '../usage/account.service.js';
+import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service.js';
 import { WebhooksService } from '../webhooks/webhooks.service.js';
 import { idArg } from './tool-args.js';
 
@@ -24,6 +25,7 @@ export class KaduPromptsService {
     private readonly tasks: TasksService,
     private readonly executions: ExecutionsService,
     private readonly webhooks: WebhooksService,
+    private readonly deliveries: WebhookDeliveriesService,
     private readonly account: AccountService,
   ) {}
 
@@ -128,7 +130,7 @@ export class KaduPromptsService {
   })
   async debugWebhook(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const { data: webhook } = await this.webhooks.get(principal, webhookId);
-    const recent = await this.webhooks.listDeliveries(principal, { webhook_id: webhook.id, limit: 10 });
+    const recent = await this.deliveries.listDeliveries(principal, { webhook_id: webhook.id, limit: 10 });
     const summary = recent.data.map((d) => ({
       id: d.id,
       event: d.event,

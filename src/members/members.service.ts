@@ -102,7 +102,7 @@ export class MembersService {
     description: 'Changes the role of a member (viewer, operator, admin, owner), which changes what they may run.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.membersWrite,
-    preflight: 'checkMember',
+    preflight: MembersService.prototype.checkMember,
   })
   async updateRole(
     @McpCaller() principal: KaduPrincipal,
@@ -132,7 +132,7 @@ export class MembersService {
     description: 'Removes a member from the organisation.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.membersWrite,
-    preflight: 'checkMember',
+    preflight: MembersService.prototype.checkMember,
   })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('member_id', idArg('member')) memberId: string) {
     const ctx = await this.orgs.of(principal);

@@ -116,7 +116,7 @@ export class SecretsService {
       'Starts the rotation of a secret: returns a short-lived link for the person to type the new value. The value never passes through you.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.secretsWrite,
-    preflight: 'get',
+    preflight: SecretsService.prototype.get,
   })
   async rotate(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);
@@ -134,7 +134,7 @@ export class SecretsService {
     description: 'Deletes a secret and its stored value; tasks that use it will fail to read it.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.secretsWrite,
-    preflight: 'get',
+    preflight: SecretsService.prototype.get,
   })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('secret_id', idArg('secret')) secretId: string) {
     const ctx = await this.orgs.of(principal);

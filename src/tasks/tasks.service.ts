@@ -4,7 +4,6 @@ import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
 import { IdempotencyService } from '../common/idempotency.service.js';
-import { assertId, isId, newId } from '../common/ids.js';
 import { limitOf, PageQueryDto, Paginator } from '../common/pagination.js';
 import type { Envelope, ListEnvelope } from '../common/serialize.js';
 import { DATABASE, type Database, type Queryable } from '../db/database.js';
@@ -12,6 +11,7 @@ import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
 import { CreateTaskDto, DestinationsDto, LaunchPolicyDto, UpdateTaskDto } from './task.dto.js';
 import { TaskInputValidator } from './input-schema.js';
+import { TaskRecords } from './task-records.js';
 import { type TaskRow, taskView, type TaskView } from './task.view.js';
 import { TaskEnvelope, TaskPage } from './task.response.js';
 
@@ -24,6 +24,7 @@ export class TasksService {
     private readonly idempotency: IdempotencyService,
     private readonly paginator: Paginator,
     readonly inputs: TaskInputValidator,
+    private readonly records: TaskRecords,
   ) {}
 
   @McpTool({
@@ -38,10 +39,7 @@ export class TasksService {
     const ctx = await this.orgs.of(principal);
     const limit = limitOf(query);
     const after = this.paginator.after(query.cursor, {});
-    const rows = await this.db.query<TaskRow>(
-      `select * from tasks where org_id = $1 and deleted_at is null ${after ? 'and id < $3' : ''} order by id desc limit $2`,
-      after ? [ctx.orgId, limit + 1, after] : [ctx.orgId, limit + 1],
-    );
+    const rows = await this.records.list(ctx.orgId, limit + 1, after);
     return this.paginator.page(rows.map(taskView), limit, {});
   }
 
@@ -86,21 +84,7 @@ export class TasksService {
     const ctx = await this.orgs.of(principal);
     this.inputs.assertSchema(dto.input_schema);
     return this.idempotency.run(ctx.orgId, idempotencyKey, 'tasks.create', dto, 201, async () => {
-      const [row] = await this.db.query<TaskRow>(
-        `insert into tasks (id, org_id, name, description, kind, instructions, input_schema, cost_cap, launch_policy, destinations)
-         values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, '{"roles":[],"member_ids":[]}'::jsonb, '[]'::jsonb) returning *`,
-        [
-          newId(),
-          ctx.orgId,
-          dto.name,
-          dto.description ?? '',
-          dto.kind,
-          dto.instructions ?? '',
-          JSON.stringify(dto.input_schema ?? null),
-          dto.cost_cap,
-        ],
-      );
-      return { data: taskView(row!) };
+      return { data: taskView(await this.records.insert(ctx.orgId, dto)) };
     });
   }
 
@@ -138,7 +122,7 @@ export class TasksService {
     description: 'Replaces the launch policy of a task: the roles and member ids allowed to run it.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
-    preflight: 'get',
+    preflight: TasksService.prototype.get,
   })
   async setLaunchPolicy(
     @McpCaller() principal: KaduPrincipal,
@@ -150,14 +134,8 @@ export class TasksService {
     return this.idempotency.run(ctx.orgId, idempotencyKey, `tasks.launch_policy:${taskId}`, dto, 200, async () => {
       // Only members of this organisation can be named: another org's member id is simply not found.
       const ids = [...new Set(dto.member_ids)];
-      const valid = ids.filter(isId);
-      const found = valid.length
-        ? await this.db.query<{ id: string }>(
-            'select id from members where org_id = $1 and deleted_at is null and id = any($2::text[])',
-            [ctx.orgId, valid],
-          )
-        : [];
-      const missing = ids.find((id) => !found.some((m) => m.id === id));
+      const found = await this.records.memberIds(ctx.orgId, ids);
+      const missing = ids.find((id) => !found.includes(id));
       if (missing !== undefined)
         throw new ApiError(404, 'not_found', 'Not found', `No such member: ${missing}`, 'member_ids');
       return this.patch(ctx.orgId, taskId, { launch_policy: JSON.stringify({ roles: dto.roles, member_ids: ids }) });
@@ -171,7 +149,7 @@ export class TasksService {
     description: 'Replaces the destinations (webhooks) that receive the execution events of a task.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
-    preflight: 'checkDestinations',
+    preflight: TasksService.prototype.checkDestinations,
   })
   async setDestinations(
     @McpCaller() principal: KaduPrincipal,
@@ -194,20 +172,14 @@ export class TasksService {
     description: 'Deletes a task; its executions stay readable.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.tasksWrite,
-    preflight: 'get',
+    preflight: TasksService.prototype.get,
   })
   async remove(
     @McpCaller() principal: KaduPrincipal,
     @McpArg('task_id', idArg('task')) taskId: string,
   ): Promise<Envelope<TaskView>> {
     const ctx = await this.orgs.of(principal);
-    const id = assertId(taskId, 'task');
-    const [row] = await this.db.query<TaskRow>(
-      'update tasks set deleted_at = now(), updated_at = now() where id = $1 and org_id = $2 and deleted_at is null returning *',
-      [id, ctx.orgId],
-    );
-    if (!row) throw ApiError.notFound('task');
-    return { data: taskView(row) };
+    return { data: taskView(await this.records.remove(ctx.orgId, taskId)) };
   }
 
   @McpResource({
@@ -220,10 +192,7 @@ export class TasksService {
   })
   async runnable(@McpCaller() principal: KaduPrincipal) {
     const ctx = await this.orgs.of(principal);
-    const rows = await this.db.query<TaskRow>(
-      'select * from tasks where org_id = $1 and deleted_at is null order by id desc limit 200',
-      [ctx.orgId],
-    );
+    const rows = await this.records.newest(ctx.orgId);
     const mayLaunch = (t: TaskRow) =>
       (!t.launch_policy.roles.length && !t.launch_policy.member_ids.length) ||
       t.launch_policy.roles.includes(principal.role) ||
@@ -249,38 +218,17 @@ export class TasksService {
 
   private async checkWebhooks(orgId: string, dto: DestinationsDto): Promise<void> {
     for (const d of dto.destinations) {
-      const found = isId(d.webhook_id)
-        ? await this.db.query('select 1 from webhooks where id = $1 and org_id = $2 and deleted_at is null', [
-            d.webhook_id,
-            orgId,
-          ])
-        : [];
-      if (!found.length)
+      if (!(await this.records.hasWebhook(orgId, d.webhook_id)))
         throw new ApiError(404, 'not_found', 'Not found', `No such webhook: ${d.webhook_id}`, 'destinations');
     }
   }
 
   /** A live task of the org, or 404 (missing, foreign and deleted look the same). */
-  async load(q: Queryable, orgId: string, taskId: string): Promise<TaskRow> {
-    const id = assertId(taskId, 'task');
-    const [row] = await q.query<TaskRow>('select * from tasks where id = $1 and org_id = $2 and deleted_at is null', [
-      id,
-      orgId,
-    ]);
-    if (!row) throw ApiError.notFound('task');
-    return row;
+  load(q: Queryable, orgId: string, taskId: string): Promise<TaskRow> {
+    return this.records.load(q, orgId, taskId);
   }
 
   private async patch(orgId: string, taskId: string, fields: Record<string, unknown>): Promise<Envelope<TaskView>> {
-    const id = assertId(taskId, 'task');
-    const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
-    const jsonb = new Set(['input_schema', 'launch_policy', 'destinations']);
-    const sets = entries.map(([k], i) => `${k} = $${i + 3}${jsonb.has(k) ? '::jsonb' : ''}`);
-    const [row] = await this.db.query<TaskRow>(
-      `update tasks set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 and org_id = $2 and deleted_at is null returning *`,
-      [id, orgId, ...entries.map(([, v]) => v)],
-    );
-    if (!row) throw ApiError.notFound('task');
-    return { data: taskView(row) };
+    return { data: taskView(await this.records.patch(orgId, taskId, fields)) };
   }
 }

@@ -5,26 +5,20 @@ import type { KaduPrincipal } from '../auth/kadu-principal.js';
 import { PERMISSIONS } from '../auth/permissions.js';
 import { ApiError } from '../common/api-error.js';
 import { IdempotencyService } from '../common/idempotency.service.js';
-import { assertId, isId, newId } from '../common/ids.js';
+import { assertId, newId } from '../common/ids.js';
 import { limitOf, PageQueryDto, Paginator } from '../common/pagination.js';
 import { SecretBox } from '../common/secret-box.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
-import { DeliveryWorker, WEBHOOK_SECRET_BOX } from './delivery-worker.js';
+import { WEBHOOK_SECRET_BOX } from './delivery-worker.js';
 import { checkWebhookUrl } from './ssrf.js';
-import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from './webhook.dto.js';
-import { type DeliveryRow, deliveryView, type WebhookRow, webhookView } from './webhook.view.js';
-import {
-  DeliveryEnvelope,
-  DeliveryPage,
-  WebhookEnvelope,
-  WebhookPage,
-  WebhookWithSecretEnvelope,
-} from './webhook.response.js';
+import { CreateWebhookDto, UpdateWebhookDto } from './webhook.dto.js';
+import { type WebhookRow, webhookView } from './webhook.view.js';
+import { WebhookEnvelope, WebhookPage, WebhookWithSecretEnvelope } from './webhook.response.js';
 
-/** Webhooks and their delivery log. Secrets are shown once, at create and rotate. */
+/** Webhooks: their endpoints (the delivery log is WebhookDeliveriesService). Secrets are shown once, at create and rotate. */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -34,7 +28,6 @@ export class WebhooksService {
     private readonly orgs: OrgContextService,
     private readonly idempotency: IdempotencyService,
     private readonly paginator: Paginator,
-    private readonly worker: DeliveryWorker,
   ) {}
 
   @McpTool({
@@ -86,7 +79,7 @@ export class WebhooksService {
       'Creates a webhook that receives execution events. The signing secret is in this response only; deliveries carry X-Kadu-Signature: sha256=<hex HMAC of the body>.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'checkCreate',
+    preflight: WebhooksService.prototype.checkCreate,
   })
   async create(
     @McpCaller() principal: KaduPrincipal,
@@ -112,7 +105,7 @@ export class WebhooksService {
     description: 'Changes the URL, events or active flag of a webhook.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'checkUpdate',
+    preflight: WebhooksService.prototype.checkUpdate,
   })
   async update(
     @McpCaller() principal: KaduPrincipal,
@@ -145,7 +138,7 @@ export class WebhooksService {
     description: 'Deletes a webhook; nothing more is delivered to it.',
     annotations: hints('destructive', true),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'get',
+    preflight: WebhooksService.prototype.get,
   })
   async remove(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
@@ -165,7 +158,7 @@ export class WebhooksService {
     description: 'Replaces the signing secret of a webhook; the new secret is in this response only.',
     annotations: hints('destructive', false),
     ...PERMISSIONS.webhooksWrite,
-    preflight: 'get',
+    preflight: WebhooksService.prototype.get,
   })
   async rotateSecret(@McpCaller() principal: KaduPrincipal, @McpArg('webhook_id', idArg('webhook')) webhookId: string) {
     const ctx = await this.orgs.of(principal);
@@ -176,84 +169,6 @@ export class WebhooksService {
       [current.id, ctx.orgId, this.box.seal(secret)],
     );
     return { data: { ...webhookView(row!), secret } };
-  }
-
-  @McpTool({
-    name: 'kadu_webhook_deliveries_list',
-    output: DeliveryPage,
-    title: 'List webhook deliveries',
-    description:
-      'Lists webhook deliveries, newest first, optionally by webhook or status (pending, delivered, failed).',
-    annotations: hints('read', true),
-    ...PERMISSIONS.webhooksRead,
-  })
-  async listDeliveries(@McpCaller() principal: KaduPrincipal, @McpInput() query: ListDeliveriesQueryDto) {
-    const ctx = await this.orgs.of(principal);
-    const limit = limitOf(query);
-    const filters = { webhook_id: query.webhook_id, status: query.status };
-    const after = this.paginator.after(query.cursor, filters);
-    if (query.webhook_id !== undefined && !isId(query.webhook_id)) return this.paginator.page([], limit, filters);
-    const rows = await this.db.query<DeliveryRow>(
-      `select * from webhook_deliveries where org_id = $1
-          and ($3::text is null or webhook_id = $3) and ($4::text is null or status = $4) and ($5::text is null or id < $5)
-        order by id desc limit $2`,
-      [ctx.orgId, limit + 1, query.webhook_id ?? null, query.status ?? null, after ?? null],
-    );
-    return this.paginator.page(rows.map(deliveryView), limit, filters);
-  }
-
-  @McpResourceTemplate({
-    uriTemplate: 'kobana://kadu/webhook_deliveries/{id}',
-    name: 'webhook_delivery',
-    title: 'Webhook delivery',
-    description: 'One webhook delivery: payload, status, attempts, last response code and error.',
-    mimeType: 'application/json',
-    bind: { id: 'delivery_id' },
-    ...PERMISSIONS.webhooksRead,
-  })
-  @McpTool({
-    name: 'kadu_webhook_deliveries_get',
-    output: DeliveryEnvelope,
-    title: 'Get a webhook delivery',
-    description: 'Gets one delivery: payload, status, attempts, last response code and error.',
-    annotations: hints('read', true),
-    ...PERMISSIONS.webhooksRead,
-  })
-  async getDelivery(
-    @McpCaller() principal: KaduPrincipal,
-    @McpArg('delivery_id', idArg('delivery')) deliveryId: string,
-  ) {
-    const ctx = await this.orgs.of(principal);
-    return { data: deliveryView(await this.loadDelivery(ctx.orgId, deliveryId)) };
-  }
-
-  @McpTool({
-    name: 'kadu_webhook_deliveries_replay',
-    output: DeliveryEnvelope,
-    title: 'Replay a webhook delivery',
-    description:
-      "Sends a delivery again, as a new delivery to the webhook's current URL. Each call is one more delivery.",
-    annotations: hints('destructive', false),
-    ...PERMISSIONS.webhooksWrite,
-    preflight: 'getDelivery',
-  })
-  async replay(
-    @McpCaller() principal: KaduPrincipal,
-    @McpArg('delivery_id', idArg('delivery')) deliveryId: string,
-    @McpArg('idempotency_key', IDEMPOTENCY_KEY) idempotencyKey?: string,
-  ) {
-    const ctx = await this.orgs.of(principal);
-    return this.idempotency.run(ctx.orgId, idempotencyKey, `deliveries.replay:${deliveryId}`, {}, 202, async () => {
-      const original = await this.loadDelivery(ctx.orgId, deliveryId);
-      await this.load(ctx.orgId, original.webhook_id);
-      const [row] = await this.db.query<DeliveryRow>(
-        `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, replay_of, next_attempt_at)
-         values ($1, $2, $3, $4, $5::jsonb, 'pending', $6, now()) returning *`,
-        [newId(), ctx.orgId, original.webhook_id, original.event, JSON.stringify(original.payload), original.id],
-      );
-      this.worker.kick();
-      return { data: deliveryView(row!) };
-    });
   }
 
   /** Before anyone is asked to confirm a new webhook: its URL is one deliveries may go to. */
@@ -273,23 +188,14 @@ export class WebhooksService {
       throw new ApiError(422, 'url_not_allowed', 'URL not allowed', `Webhook URL refused: ${check.reason}`, 'url');
   }
 
-  private async load(orgId: string, webhookId: string): Promise<WebhookRow> {
+  /** A live webhook of the org, or 404. */
+  async load(orgId: string, webhookId: string): Promise<WebhookRow> {
     const id = assertId(webhookId, 'webhook');
     const [row] = await this.db.query<WebhookRow>(
       'select * from webhooks where id = $1 and org_id = $2 and deleted_at is null',
       [id, orgId],
     );
     if (!row) throw ApiError.notFound('webhook');
-    return row;
-  }
-
-  private async loadDelivery(orgId: string, deliveryId: string): Promise<DeliveryRow> {
-    const id = assertId(deliveryId, 'delivery');
-    const [row] = await this.db.query<DeliveryRow>('select * from webhook_deliveries where id = $1 and org_id = $2', [
-      id,
-      orgId,
-    ]);
-    if (!row) throw ApiError.notFound('delivery');
     return row;
   }
 }

@@ -32,7 +32,13 @@ export {
 } from './state/mcp-state.options.js';
 
 // Declaring tools, resources, prompts and completions
-export { McpTool, type McpToolOptions, type McpToolAnnotations } from './discovery/mcp-tool.decorator.js';
+export {
+  McpTool,
+  type McpToolOptions,
+  type McpToolAnnotations,
+  type McpPreflight,
+  type McpPreflightedTool,
+} from './discovery/mcp-tool.decorator.js';
 export {
   McpArg,
   McpInput,

@@ -7,6 +7,9 @@ export interface McpToolAnnotations extends McpToolAnnotationDefaults {
   title?: string;
 }
 
+/** A preflight given as the method itself (`Service.prototype.method`): any method, its parameters checked by `McpTool`. */
+export type McpPreflight<P extends unknown[] = never[]> = (...args: P) => unknown;
+
 export interface McpToolOptions {
   /** `[A-Za-z0-9_.-]{1,128}`, unique in the app. */
   name: string;
@@ -38,12 +41,14 @@ export interface McpToolOptions {
   /** A JSON Schema listed verbatim as `outputSchema`, instead of one made from `output`. */
   outputSchema?: Record<string, unknown>;
   /**
-   * Destructive tools: the name of a method of the same provider, called with the tool's own
-   * parameters after validation and before anyone is asked to confirm (e.g. "does the target
-   * exist for this caller?"). An HttpException it throws answers the call like the tool's own
-   * error would, and no confirmation or approval is made.
+   * Destructive tools: a method of the same provider, called with the tool's own parameters after
+   * validation and before anyone is asked to confirm (e.g. "does the target exist for this caller?").
+   * An HttpException it throws answers the call like the tool's own error would, and no confirmation
+   * or approval is made. Give the method itself — `preflight: NotesService.prototype.get` — so the
+   * compiler checks that its parameters are the tool's first ones; a method name (`'get'`) still
+   * works but is deprecated (a renamed method is then found only at boot).
    */
-  preflight?: string;
+  preflight?: string | McpPreflight;
   /**
    * Tasks extension (2026 era, when the app gives `tasks`): `optional` — a client that declares
    * `io.modelcontextprotocol/tasks` on the call gets a task made by the app's task source from what
@@ -56,11 +61,29 @@ export interface McpToolOptions {
   resourceLinks?: (value: unknown) => import('../call/tool-result.js').McpContent[];
 }
 
+/** What `McpTool` returns when its preflight is a method: it takes only a method that accepts the preflight's parameters first. */
+export type McpPreflightedTool<P extends unknown[]> = <T extends (...args: [...P, ...never[]]) => unknown>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<T>,
+) => TypedPropertyDescriptor<T>;
+
 /**
  * Marks a method of an `@Injectable()` service as an MCP tool. The method keeps its body and its
  * callers; its parameters say where each value comes from (`@McpArg`, `@McpInput`, `@McpCaller`, …).
+ * With `preflight: Service.prototype.check`, the tool's method must accept `check`'s parameters as
+ * its first ones (a compile error otherwise; the boot check of their decorators stays).
  */
-export function McpTool(options: McpToolOptions): MethodDecorator {
+export function McpTool<P extends unknown[]>(
+  options: McpToolOptions & { preflight: McpPreflight<P> },
+): McpPreflightedTool<P>;
+/** @deprecated `preflight` as a method name: give the method itself (`Service.prototype.check`), which the compiler checks. */
+export function McpTool(options: McpToolOptions & { preflight: string }): MethodDecorator;
+export function McpTool(options: McpToolOptions & { preflight?: undefined }): MethodDecorator;
+export function McpTool(options: McpToolOptions): MethodDecorator;
+export function McpTool(
+  options: McpToolOptions,
+): (target: object, key: string | symbol, descriptor: PropertyDescriptor) => PropertyDescriptor {
   return (_target, _key, descriptor) => {
     Reflect.defineMetadata(MCP_TOOL_METADATA, options, descriptor.value as object);
     return descriptor;

@@ -102,12 +102,15 @@ export class McpToolRegistry implements OnModuleInit {
     }
   }
 
+  /** The preflight's method name: given as a name (deprecated) or as the method itself, found on the provider's prototype chain. */
   private preflightOf(binding: MethodBinding, options: McpToolOptions): string {
-    const name = options.preflight!;
-    const prototype = (binding.wrapper.metatype as { prototype?: Record<string, unknown> } | null)?.prototype;
-    if (typeof prototype?.[name] !== 'function') {
+    const given = options.preflight!;
+    const metatype = binding.wrapper.metatype as { prototype?: Record<string, unknown> } | null;
+    const name = typeof given === 'string' ? given : methodNameOf(metatype?.prototype, given);
+    if (name === undefined || typeof metatype?.prototype?.[name] !== 'function') {
+      const shown = typeof given === 'string' ? `'${given}'` : given.name || '(an anonymous function)';
       throw new Error(
-        `@McpTool '${options.name}' on ${binding.location}: preflight '${name}' is not a method of the same provider (${binding.location.split('.')[0]})`,
+        `@McpTool '${options.name}' on ${binding.location}: preflight ${shown} is not a method of the same provider (${binding.location.split('.')[0]})`,
       );
     }
     checkPreflight(binding, options.name, name);
@@ -155,4 +158,18 @@ export class McpToolRegistry implements OnModuleInit {
 function methodOf(binding: MethodBinding): object {
   const prototype = (binding.wrapper.metatype as { prototype: Record<string, object> }).prototype;
   return prototype[binding.methodName]!;
+}
+
+/** The name under which `method` is found on `prototype` or the classes it extends. */
+function methodNameOf(prototype: object | undefined, method: unknown): string | undefined {
+  for (let p = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | undefined) {
+    const name = Object.getOwnPropertyNames(p).find((key) => key !== 'constructor' && readOwn(p!, key) === method);
+    if (name) return name;
+  }
+  return undefined;
+}
+
+/** A data property's value (never runs a getter of the prototype). */
+function readOwn(target: object, key: string): unknown {
+  return Object.getOwnPropertyDescriptor(target, key)?.value;
 }

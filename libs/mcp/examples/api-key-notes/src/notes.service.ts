@@ -36,7 +36,7 @@ export class NotesService {
     title: 'Delete a note',
     description: 'Deletes one of your notes',
     annotations: { destructiveHint: true },
-    preflight: 'get',
+    preflight: NotesService.prototype.get,
   })
   delete(@McpCaller((p) => p.subject) ownerId: string, @McpArg('id') id: string): { deleted: true } {
     this.get(ownerId, id);
