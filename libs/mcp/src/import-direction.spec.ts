@@ -22,18 +22,12 @@ const FLOORS: readonly (readonly string[])[] = [
   // What dispatch/ and subscriptions/ both need: the access decision, and canRead (resource-access.ts).
   ['access'],
   ['dispatch', 'subscriptions'],
-  ['guards', 'http', 'ladder.ts'],
+  ['guards', 'http'],
   ['mcp.module.ts'],
 ];
 const ENTRY_POINTS = ['index.ts', 'redis', 'express', 'testing'];
 /** Places on one floor that never import each other, either way: each stands on the floors below alone. */
 const APART: readonly (readonly [string, string])[] = [['dispatch', 'subscriptions']];
-/**
- * Mutual imports that predate the rule, on the HTTP floor: era.guard.ts takes a header name from
- * http/send.ts, and ladder.guard.ts checks its steps against ladder.ts, which lists the guards.
- * Listed so that no other pair joins them; to be removed when those files move.
- */
-const MUTUAL_TOLERATED = ['guards ⇄ http', 'guards ⇄ ladder.ts'];
 
 const src = dirname(fileURLToPath(import.meta.url));
 
@@ -114,7 +108,7 @@ describe('the import direction of libs/mcp', () => {
       const [from, to] = edge.split(' → ');
       return from! < to! && edges.has(`${to} → ${from}`) ? [`${from} ⇄ ${to}`] : [];
     });
-    expect(mutual.filter((pair) => !MUTUAL_TOLERATED.includes(pair))).toEqual([]);
+    expect(mutual).toEqual([]);
     const meeting = APART.flatMap(([a, b]) => [`${a} → ${b}`, `${b} → ${a}`]).filter((edge) => edges.has(edge));
     expect(meeting).toEqual([]);
   });

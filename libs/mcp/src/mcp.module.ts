@@ -39,7 +39,7 @@ import { HostBodyParsers } from './http/host-body-parsers.js';
 import { McpExceptionFilter } from './http/mcp-exception.filter.js';
 import { createMcpController } from './http/mcp.controller.js';
 import { createProtectedResourceController } from './http/protected-resource.controller.js';
-import { LADDER_GUARDS } from './ladder.js';
+import { LADDER_GUARDS } from './guards/ladder.js';
 import { McpLadderGuard } from './guards/ladder.guard.js';
 import { MCP_DECLARED_GUARDS, MCP_ENDPOINT_PATH, McpConfig, normalizePath } from './mcp-config.js';
 import {

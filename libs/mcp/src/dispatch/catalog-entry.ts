@@ -6,7 +6,7 @@ import { McpRejectionError } from '../errors.js';
 import type { McpConfig } from '../mcp-config.js';
 import type { McpAccessRequirement } from '../mcp.options.js';
 import type { JsonObject } from '../protocol/index.js';
-import type { AccessPolicy } from './access-policy.js';
+import type { AccessPolicy } from '../access/access-policy.js';
 import type { MethodInvoker } from './method-invoker.js';
 import { insufficientScope } from './scope-challenge.js';
 

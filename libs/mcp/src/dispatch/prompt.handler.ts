@@ -3,7 +3,7 @@ import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { invalidParams, isPlainObject, type JsonObject, stringParam } from '../protocol/index.js';
-import { AccessPolicy } from './access-policy.js';
+import { AccessPolicy } from '../access/access-policy.js';
 import { toPromptResult } from '../call/catalog-results.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';

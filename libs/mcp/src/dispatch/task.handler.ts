@@ -19,7 +19,7 @@ import {
   type TaskState,
 } from '../protocol/index.js';
 import type { McpTaskCaller, McpTaskSource } from '../tasks/task-source.js';
-import { AccessPolicy } from './access-policy.js';
+import { AccessPolicy } from '../access/access-policy.js';
 import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
 import { insufficientScope } from './scope-challenge.js';
 

@@ -2,7 +2,7 @@ import type { McpInputRound } from '../call/inputs.js';
 import type { McpCall } from '../call/mcp-call.js';
 import type { RegisteredTool } from '../discovery/tool-registry.js';
 import type { JsonObject } from '../protocol/index.js';
-import type { AccessDecision } from './access-policy.js';
+import type { AccessDecision } from '../access/access-policy.js';
 import type { PreparedCall } from './method-invoker.js';
 
 /**

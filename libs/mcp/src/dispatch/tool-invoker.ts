@@ -7,7 +7,7 @@ import { McpToolRegistry, type RegisteredTool } from '../discovery/tool-registry
 import { answerOf, McpRejectionError, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { describeError, invalidParams, isPlainObject, type JsonObject, stringParam } from '../protocol/index.js';
-import { AccessPolicy } from './access-policy.js';
+import { AccessPolicy } from '../access/access-policy.js';
 import { MethodInvoker } from './method-invoker.js';
 import { presentToolResult } from './present-tool-result.js';
 import { insufficientScope } from './scope-challenge.js';

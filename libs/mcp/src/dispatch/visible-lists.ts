@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpPrincipal } from '../auth/principal.js';
 import { McpConfig } from '../mcp-config.js';
 import type { McpAccessRequirement } from '../mcp.options.js';
-import { AccessPolicy } from './access-policy.js';
+import { AccessPolicy } from '../access/access-policy.js';
 import { BoundedCache, PagedList } from './paged-list.js';
 
 interface Listed {

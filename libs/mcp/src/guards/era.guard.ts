@@ -2,10 +2,9 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import type { Request, Response } from 'express';
 import { exchangeOf } from '../call/exchange.js';
 import { McpRejectionError } from '../errors.js';
-import { HEADER_MCP_PROTOCOL_VERSION } from '../http/send.js';
 import { McpConfig } from '../mcp-config.js';
 import type { LadderCheck } from './ladder-check.js';
-import { classifyEra, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
+import { classifyEra, HEADER_MCP_PROTOCOL_VERSION, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
 
 /**
  * Rung 11 of docs/ladder.md §2: decides the era of the request from its body, cross-checked with the

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { LADDER_GUARDS } from '../ladder.js';
+import { LADDER_GUARDS } from './ladder.js';
 import { EraGuard } from './era.guard.js';
 import { HeaderMatchGuard } from './header-match.guard.js';
 import type { LadderCheck } from './ladder-check.js';

@@ -1,7 +1,5 @@
 import type { Response } from 'express';
-import { type ContentCoding, type Rejection, rejectionBody } from '../protocol/index.js';
-
-export const HEADER_MCP_PROTOCOL_VERSION = 'MCP-Protocol-Version';
+import { type ContentCoding, HEADER_MCP_PROTOCOL_VERSION, type Rejection, rejectionBody } from '../protocol/index.js';
 
 /** Every response of the endpoint, success or error, is never stored by caches (docs/ladder.md §2). */
 export function setCommonHeaders(res: Response, revision?: string): void {

@@ -17,6 +17,8 @@ export const HEADER_PROTOCOL_VERSION = 'mcp-protocol-version';
 export const HEADER_METHOD = 'mcp-method';
 export const HEADER_NAME = 'mcp-name';
 export const HEADER_PARAM_PREFIX = 'mcp-param-';
+/** The same header as the server writes it, in the spelling the specification uses. */
+export const HEADER_MCP_PROTOCOL_VERSION = 'MCP-Protocol-Version';
 
 export const DEFAULT_BODY_LIMIT = 1_048_576;
 

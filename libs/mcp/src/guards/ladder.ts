@@ -1,10 +1,10 @@
 import type { CanActivate, Type } from '@nestjs/common';
-import { EraGuard } from './guards/era.guard.js';
-import { HeaderMatchGuard } from './guards/header-match.guard.js';
-import type { LadderCheck } from './guards/ladder-check.js';
-import { RateLimitGuard } from './guards/rate-limit.guard.js';
-import { McpTransportGuard } from './guards/transport.guard.js';
-import type { RejectionRung } from './protocol/index.js';
+import { EraGuard } from './era.guard.js';
+import { HeaderMatchGuard } from './header-match.guard.js';
+import type { LadderCheck } from './ladder-check.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
+import { McpTransportGuard } from './transport.guard.js';
+import type { RejectionRung } from '../protocol/index.js';
 
 /** One step of the request ladder: the rungs it checks, where, and the rejections it answers. */
 export interface LadderStep {
