@@ -7,6 +7,7 @@ import { startupProblems } from './config/startup-check.js';
 import { describeValue, ListenStreams } from '@kobana/nest-mcp';
 import { disableAllocationSitePretenuring } from './lifecycle/gc-tuning.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { startupFailureText } from './lifecycle/startup-failure.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { createRootLogger } from './logging/root-logger.js';
 import type { Telemetry } from './telemetry/telemetry-config.js';
@@ -45,7 +46,7 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
     await app.listen(config.port, config.host);
     await telemetry.serveMetrics();
   } catch (error) {
-    refuse([`cannot start: ${error instanceof Error ? error.message.split('\n')[0] : describeValue(error)}`]);
+    refuse([`cannot start: ${startupFailureText(error)}`]);
   }
   installGracefulShutdown({
     app,
