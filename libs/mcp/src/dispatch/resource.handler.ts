@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { ResourceAccess } from '../access/resource-access.js';
 import type { McpPrincipal } from '../auth/principal.js';
 import { McpCatalogRegistry } from '../discovery/catalog-registry.js';
-import { McpRejectionError } from '../errors.js';
+import { answerOf, McpRejectionError, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { invalidParams, type JsonObject, stringParam } from '../protocol/index.js';
 import { AccessPolicy } from '../access/access-policy.js';
 import { toResourceContents } from '../call/catalog-results.js';
-import type { McpCall, McpMethodHandler } from '../call/mcp-call.js';
+import { answerSiteOf, type McpCall, type McpMethodHandler } from '../call/mcp-call.js';
 import { MethodInvoker } from './method-invoker.js';
 import { admitCatalogEntry, type CatalogDoor, invokeCatalogEntry } from './catalog-entry.js';
 import { VisibleLists } from './visible-lists.js';
@@ -51,7 +51,13 @@ export class ResourceHandler implements ResourceAccess {
       req: on.req,
       res: on.res,
     };
-    await this.read(read);
+    try {
+      await this.read(read);
+    } catch (thrown) {
+      // Answered as the read's own site would answer it (errors.ts): the asking method's site does
+      // not know the URI, and would make another organisation's 404 "Invalid params: Api Error".
+      throw rethrowable(answerOf(thrown, answerSiteOf(read, 'method', this.door.config)), thrown);
+    }
   }
 
   private list(call: McpCall): JsonObject {

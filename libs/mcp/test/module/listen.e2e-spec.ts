@@ -1,6 +1,14 @@
-import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Injectable, Module, NotFoundException, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ListenStreams, McpEvents, McpModule, type McpModuleOptions, McpTool } from '@kobana/nest-mcp';
+import {
+  ListenStreams,
+  McpArg,
+  McpEvents,
+  McpModule,
+  type McpModuleOptions,
+  McpResourceTemplate,
+  McpTool,
+} from '@kobana/nest-mcp';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { ListenStream, modernRequest, SUB } from '@kobana/nest-mcp/testing';
 
@@ -14,6 +22,13 @@ class Catalog {
   @McpTool({ name: 'noop', description: 'Does nothing.' })
   noop() {
     return 'ok';
+  }
+
+  /** One readable item; any other id is the app's own 404, as another tenant's record would be. */
+  @McpResourceTemplate({ uriTemplate: 'test://items/{id}', name: 'item', description: 'One item.', bind: { id: 'id' } })
+  item(@McpArg('id') id: string) {
+    if (id !== 'i1') throw new NotFoundException(`No item ${id}`);
+    return { id };
   }
 }
 
@@ -160,6 +175,40 @@ describe('subscriptions/listen with the event bus unreachable', () => {
       stream.close();
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('subscriptions/listen to a resource the caller cannot read', () => {
+  let app: INestApplication;
+  let base: string;
+  beforeAll(async () => {
+    ({ app, base } = await boot({ subscriptions: { resourceSubscriptions: true } }));
+  });
+  afterAll(() => app?.close());
+
+  it('is refused as resources/read refuses it: the app\'s 404 is "Resource not found" with the URI', async () => {
+    const refused = await ListenStream.open(base, 'none', { resourceSubscriptions: ['test://items/i2'] }, 'x');
+    expect(refused.status).toBe(200);
+    expect(refused.contentType).toMatch(/^application\/json/);
+    const read = await post(base, 'resources/read', { uri: 'test://items/i2' });
+    expect(read.body.error).toEqual({
+      code: -32602,
+      message: 'Resource not found: test://items/i2',
+      data: { uri: 'test://items/i2' },
+    });
+    expect(refused.refusal).toEqual({ jsonrpc: '2.0', id: 'x', error: read.body.error });
+  });
+
+  it('a readable one opens the stream', async () => {
+    const stream = await ListenStream.open(base, 'none', { resourceSubscriptions: ['test://items/i1'] }, 'ok');
+    try {
+      expect(stream.contentType).toMatch(/^text\/event-stream/);
+      expect((await stream.next(() => true, 'ack')).params.notifications).toEqual({
+        resourceSubscriptions: ['test://items/i1'],
+      });
+    } finally {
+      stream.close();
     }
   });
 });
