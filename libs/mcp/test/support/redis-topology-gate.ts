@@ -1,4 +1,4 @@
-import type { RedisNode, RedisTopology } from '../../src/redis-client/redis-topology.js';
+import type { RedisNode, RedisTopology } from '@kobana/nest-mcp/redis';
 import { redisToolsMissing, startRedisCluster, startRedisSentinel } from './redis-topologies.mjs';
 import type { Requirement } from './requirements.js';
 
