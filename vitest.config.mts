@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -19,6 +20,10 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/adopters/**'],
     // One embedded database created and migrated for the whole run, copied by each fresh app.
     globalSetup: ['test/support/db-template.global-setup.ts'],
+    // Vitest's default is one worker per core less one: a single worker on the 2-core CI machine.
+    // Most files wait on sockets, child processes and Chromium rather than compute, so two workers
+    // there took the first pass from 356 s to 204 s (126 files, all green; docs/contributors/testing.md).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 20000,
     hookTimeout: 30000,
   },
