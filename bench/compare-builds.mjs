@@ -3,7 +3,7 @@
 // the module alone (5 tools, tools/call), side by side in one run, pinned like bench/run.mjs
 // (servers on core 0, load on core 1), rounds interleaved, medians of per-round ratios. It says
 // what a change costs when the machine is too loaded for runs at different times to compare.
-// ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
+// ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; the module group also runs the floor (bare.main.js stable); LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,15 +101,25 @@ try {
     scale[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '5']);
     apps.push(scale[name]);
   }
-  const res = await group(
-    Object.entries(scale).map(([name, app]) => ({
+  // The floor (bare Nest route on the StableExpressAdapter, bench/run.mjs's
+  // floor.nest_express_bare_stable_adapter) in the same rounds: module_call_cpu_vs_floor per build.
+  const floor = await start(roots.mine, ['dist/bench/fixtures/bare.main.js', 'stable']);
+  apps.push(floor);
+  const res = await group([
+    ...Object.entries(scale).map(([name, app]) => ({
       name: `${name}.module_call`,
       url: `${app.url}/mcp`,
       request: mcpCall(),
       pid: app.child.pid,
     })),
-  );
+    { name: 'floor', url: `${floor.url}/mcp`, request: mcpCall(), pid: floor.child.pid },
+  ]);
   report(res);
+  for (const name of Object.keys(scale)) {
+    console.log(
+      `module_call_cpu_vs_floor, ${name}: ${ratio(res, `${name}.module_call`, 'floor', 'cpu').toFixed(2)}  (${spread(res, `${name}.module_call`, 'floor', 'cpu', 'lower')})`,
+    );
+  }
   console.log(
     `this ÷ base, module tools/call: throughput ${ratio(res, 'mine.module_call', 'base.module_call').toFixed(3)}, CPU per call ${ratio(res, 'mine.module_call', 'base.module_call', 'cpu').toFixed(3)}`,
   );
