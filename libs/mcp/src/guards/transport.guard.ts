@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { exchangeOf } from '../call/exchange.js';
-import { readBody } from '../call/read-body.js';
+import { exchangeOf, type McpExchange } from '../call/exchange.js';
+import { type BodyRead, readBody, readCompleteBody } from '../call/read-body.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import type { LadderCheck } from './ladder-check.js';
@@ -56,23 +56,36 @@ export class McpTransportGuard implements CanActivate, LadderCheck {
       this.telemetry.begin(req, exchange);
       return undefined;
     }
-    return readBody(req, this.config.bodyLimit).then((body) => {
-      if (!body.ok) {
-        throw new McpRejectionError(
-          body.reason === 'too_large'
-            ? bodyTooLarge(this.config.bodyLimit)
-            : reject('parse_error', 400, ErrorCode.ParseError, 'Parse error: the body could not be read', null),
-        );
-      }
-      // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
-      if (jsonTextTooDeep(body.text, this.config.maxJsonDepth))
-        throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
-      const message = parseJsonRpc(body.text);
-      if (isRejection(message)) throw new McpRejectionError(message);
-      exchange.message = message;
-      // The message is known: the request's span opens (its parent may be in params._meta).
-      this.telemetry.begin(req, exchange);
-    });
+    const limit = this.config.bodyLimit;
+    const complete = readCompleteBody(req, limit);
+    if (complete) {
+      this.accept(req, exchange, complete);
+      return undefined;
+    }
+    // This runs inside the 'request' event, before the HTTP parser reads the body that came with the
+    // headers; it has once this tick is over. Only a body still on its way is read as a stream.
+    return Promise.resolve()
+      .then(() => readCompleteBody(req, limit) ?? readBody(req, limit))
+      .then((body) => this.accept(req, exchange, body));
+  }
+
+  /** Rungs 6–9 on the body read: under the limit, not nested too deep, one JSON-RPC message. */
+  private accept(req: Request, exchange: McpExchange, body: BodyRead): void {
+    if (!body.ok) {
+      throw new McpRejectionError(
+        body.reason === 'too_large'
+          ? bodyTooLarge(this.config.bodyLimit)
+          : reject('parse_error', 400, ErrorCode.ParseError, 'Parse error: the body could not be read', null),
+      );
+    }
+    // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
+    if (jsonTextTooDeep(body.text, this.config.maxJsonDepth))
+      throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
+    const message = parseJsonRpc(body.text);
+    if (isRejection(message)) throw new McpRejectionError(message);
+    exchange.message = message;
+    // The message is known: the request's span opens (its parent may be in params._meta).
+    this.telemetry.begin(req, exchange);
   }
 }
 

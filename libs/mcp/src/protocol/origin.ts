@@ -25,6 +25,8 @@ export function isOriginAllowed(
 /** `application/json` with any parameters (charset…); type and subtype compared case-insensitively. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  // What clients send, answered without splitting and lower-casing a copy on every call.
+  if (contentType === 'application/json') return true;
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return mediaType === 'application/json';
 }
