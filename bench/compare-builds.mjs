@@ -4,17 +4,30 @@
 // (servers on core 0, load on core 1), rounds interleaved, medians of per-round ratios. It says
 // what a change costs when the machine is too loaded for runs at different times to compare.
 // ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; the module group also runs the floor (bare.main.js stable); LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
+// TRACED=1 starts both builds' Kadu fixture with tracing and metrics on, exporting to a local OTLP
+// receiver, as run.mjs's traced app (the TRACING lines); its per-call CPU is then the traced cost.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { ARGS, cpuMs, here, median, modern, pinLoadGenerator, restEcho, start as startFixture } from './helpers.mjs';
+import {
+  ARGS,
+  cpuMs,
+  here,
+  median,
+  modern,
+  otlpSink,
+  pinLoadGenerator,
+  restEcho,
+  start as startFixture,
+} from './helpers.mjs';
 
 const other = process.argv[2];
 if (!other) throw new Error('usage: node bench/compare-builds.mjs <path of another built checkout>');
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const DUR = Number(process.env.DUR ?? 3);
 const WARM = Number(process.env.WARM ?? 10);
+const sink = process.env.TRACED ? await otlpSink() : undefined;
 pinLoadGenerator();
 
 const mcpCall = (token) => modern('tools/call', { name: 'bench_echo', arguments: ARGS }, token);
@@ -74,10 +87,13 @@ try {
       KADU_RATE_FAILED_AUTH: '1000000000/60',
     };
     const kadu = {};
-    for (const [name, root] of Object.entries(roots)) {
+    // Traced, this checkout's fixture untraced too ("off"): the added cost per call of each build.
+    const fixtures = sink ? [...Object.entries(roots), ['off', roots.mine]] : Object.entries(roots);
+    for (const [name, root] of fixtures) {
       kadu[name] = await start(root, ['dist/bench/fixtures/kadu-echo.main.js'], {
         DATA_DIR: mkdtempSync(join(tmpdir(), `ab-${name}-`)),
         ...budgets,
+        ...(name === 'off' ? {} : sink?.env),
       });
       apps.push(kadu[name]);
     }
@@ -95,7 +111,31 @@ try {
     console.log(
       `this ÷ base, Kadu throughput: MCP ${ratio(res, 'mine.mcp', 'base.mcp').toFixed(3)}, REST ${ratio(res, 'mine.rest', 'base.rest').toFixed(3)}`,
     );
+    console.log(
+      `this ÷ base, Kadu CPU per call: MCP ${ratio(res, 'mine.mcp', 'base.mcp', 'cpu').toFixed(3)}, REST ${ratio(res, 'mine.rest', 'base.rest', 'cpu').toFixed(3)}${sink ? ' (traced)' : ''}`,
+    );
+    console.log(`  MCP CPU per call, ${spread(res, 'mine.mcp', 'base.mcp', 'cpu', 'lower')}`);
+    console.log(`  REST CPU per call, ${spread(res, 'mine.rest', 'base.rest', 'cpu', 'lower')}`);
+    if (sink) {
+      const cpu = (name) => median(res[name].map((r) => r.cpu));
+      for (const door of ['mcp', 'rest'])
+        console.log(
+          `traced ${door}: CPU per call added (traced − untraced this checkout): base ${(cpu(`base.${door}`) - cpu(`off.${door}`)).toFixed(0)} µs, this checkout ${(cpu(`mine.${door}`) - cpu(`off.${door}`)).toFixed(0)} µs`,
+        );
+      console.log(
+        `OTLP received: ${(sink.bytes.traces / 1e6).toFixed(1)} MB of spans, ${(sink.bytes.metrics / 1e3).toFixed(1)} kB of metrics`,
+      );
+    }
   }
+  // Traced, only the Kadu app: the module alone has no SDK to trace it.
+  if (!sink) await moduleAlone();
+} finally {
+  for (const app of apps) app.child.kill('SIGTERM');
+  await sink?.close();
+}
+
+/** The module alone (5 tools, tools/call), and with LISTS the 1 000-tool tools/list. */
+async function moduleAlone() {
   const scale = {};
   for (const [name, root] of Object.entries(roots)) {
     scale[name] = await start(root, ['dist/bench/fixtures/scale.main.js', '5']);
@@ -146,6 +186,4 @@ try {
     );
     console.log(`  CPU per call, ${spread(lists, 'mine.list_1000', 'base.list_1000', 'cpu', 'lower')}`);
   }
-} finally {
-  for (const app of apps) app.child.kill('SIGTERM');
 }

@@ -2,6 +2,7 @@
 // /proc readings, medians, the load loop, and the MCP requests — built by the module's own
 // @kobana/nest-mcp/testing builders, so the bench sends what the tests send.
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -131,4 +132,20 @@ export const restEcho = (token) => ({
 export function skipOrFail(scenario, missing) {
   if (process.env.CI) throw new Error(`CI requires ${missing} for ${scenario}, which is unavailable`);
   console.log(`SKIPPED ${scenario} (needs ${missing})`);
+}
+
+/**
+ * A local OTLP/HTTP receiver for the traced fixtures (run.mjs, compare-builds.mjs TRACED=1): it
+ * reads and counts what the app exports (`bytes.traces`, `bytes.metrics`) and answers 200 `{}`.
+ * `env` is what a traced fixture is started with, on top of its usual environment.
+ */
+export async function otlpSink() {
+  const bytes = { traces: 0, metrics: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (chunk) => (bytes[req.url === '/v1/metrics' ? 'metrics' : 'traces'] += chunk.length));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${server.address().port}` };
+  return { bytes, env, close: () => new Promise((resolve) => server.close(resolve)) };
 }

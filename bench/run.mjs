@@ -11,7 +11,6 @@
 // has two cores or more), so a fast server is not slowed by the load it provokes in autocannon.
 // The servers of one comparison run side by side and their rounds are interleaved (A B C A B C…),
 // so a slow minute of a shared machine falls on all of them rather than on one.
-import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import {
   legacy,
   median,
   modern,
+  otlpSink,
   pinLoadGenerator,
   restEcho,
   rssMb,
@@ -100,12 +100,8 @@ const kaduEnv = {
   KADU_RATE_FAILED_AUTH: '1000000000/60',
 };
 const profileDir = join(resultsDir, 'profile');
-const otlpBytes = { traces: 0, metrics: 0 };
-const sink = createServer((req, res) => {
-  req.on('data', (chunk) => (otlpBytes[req.url === '/v1/metrics' ? 'metrics' : 'traces'] += chunk.length));
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-});
-await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const sink = await otlpSink();
+const otlpBytes = sink.bytes;
 // The distributed topology, as Kadu runs in production: PostgreSQL (a schema of its own in the
 // shared database) and Redis (a key prefix of its own) for budgets, approvals and the BullMQ queue;
 // left out, with the reason printed, when either is not reachable (a failure with CI set).
@@ -132,7 +128,7 @@ const kadu = await start(
 const traced = await start('kadu-traced', ['dist/bench/fixtures/kadu-echo.main.js'], {
   ...kaduEnv,
   DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-traced-')),
-  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sink.address().port}`,
+  ...sink.env,
 });
 const kaduDist =
   distributed &&

@@ -56,6 +56,15 @@ function get(): Instruments {
 
 export type RequestOutcome = 'ok' | 'tool_error' | 'refused' | 'rate_limited' | 'unavailable' | 'error';
 
+/** `kadu.requests` labels: 3 doors × 6 outcomes, each made once and shared (issue 32, tracing cost). */
+const doorLabelSets = new Map<string, Attributes>();
+function doorLabels(door: string, outcome: RequestOutcome): Attributes {
+  const key = `${door}\u0000${outcome}`;
+  let labels = doorLabelSets.get(key);
+  if (!labels) doorLabelSets.set(key, (labels = Object.freeze({ 'kadu.door': door, 'kadu.outcome': outcome })));
+  return labels;
+}
+
 export function recordRequest(
   door: 'mcp' | 'api' | 'other',
   outcome: RequestOutcome,
@@ -63,7 +72,7 @@ export function recordRequest(
   http: Attributes,
 ): void {
   const i = get();
-  i.requests.add(1, { 'kadu.door': door, 'kadu.outcome': outcome });
+  i.requests.add(1, doorLabels(door, outcome));
   i.requestDuration.record(seconds, http);
 }
 

@@ -57,12 +57,7 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
       const outcome = outcomeOf(status, mcp?.errorType);
       // Metric labels: each bounded whatever the client sends (the route is the matched pattern).
-      const http: Attributes = {
-        'http.request.method': methodOf(req),
-        'http.route': route,
-        'http.response.status_code': status,
-        ...(status >= 500 ? { 'error.type': String(status) } : {}),
-      };
+      const http = httpLabels(methodOf(req), route, status);
       recordRequest(door, outcome, seconds, http);
       if (span) {
         span.updateName(`${methodOf(req)} ${route}`);
@@ -106,6 +101,27 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
     if (span) context.with(trace.setSpan(context.active(), span), next);
     else next();
   };
+}
+
+const MAX_CACHED_LABEL_SETS = 4096;
+const labelSets = new Map<string, Attributes>();
+
+/**
+ * The request metric's labels, made once per distinct set and shared (issue 32, tracing cost):
+ * method, route pattern and status are all bounded; the cap only guards against one that is not.
+ */
+function httpLabels(method: string, route: string, status: number): Attributes {
+  const key = `${method}\u0000${route}\u0000${status}`;
+  let labels = labelSets.get(key);
+  if (labels) return labels;
+  labels = Object.freeze({
+    'http.request.method': method,
+    'http.route': route,
+    'http.response.status_code': status,
+    ...(status >= 500 ? { 'error.type': String(status) } : {}),
+  });
+  if (labelSets.size < MAX_CACHED_LABEL_SETS) labelSets.set(key, labels);
+  return labels;
 }
 
 /** The matched route's pattern; never the raw path of what no route matched (it may hold a secret). */

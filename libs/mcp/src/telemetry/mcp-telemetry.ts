@@ -22,6 +22,7 @@ import type { McpExchange, McpTarget } from '../call/exchange.js';
 import { isPlainObject, methodLabel, type Rejection } from '../protocol/index.js';
 import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
+import { requestAttributes, spanOnly } from './span-attributes.js';
 
 const SCOPE = '@kobana/nest-mcp';
 const MAX_CACHED_LABEL_SETS = 4096;
@@ -30,6 +31,12 @@ const NO_TARGET: McpTarget = Object.freeze({ attributes: NO_ATTRIBUTES });
 const UNKNOWN_TOOL: McpTarget = Object.freeze({
   attributes: Object.freeze({ [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
 });
+
+/** An outcome's metric labels, and those of them its span gets only when it ends (spanOnly). */
+interface OutcomeLabels {
+  readonly metric: Attributes;
+  readonly span: Attributes;
+}
 
 /** How one MCP request ended, as the telemetry records it. */
 export interface McpOutcome {
@@ -62,7 +69,9 @@ export class McpTelemetry {
   private readonly enabled: boolean;
   /** Targets of served tools and prompts, and metric label sets, by key (bounded: see their makers). */
   private readonly targets = new Map<string, McpTarget>();
-  private readonly outcomes = new Map<string, Attributes>();
+  private readonly outcomes = new Map<string, OutcomeLabels>();
+  /** A tracer provider is registered: spans may record, so their attributes are worth making. */
+  private readonly tracing: boolean;
 
   constructor(
     private readonly tools: McpToolRegistry,
@@ -72,8 +81,8 @@ export class McpTelemetry {
     // Instruments are taken when the module is built: the app registers its SDK before that.
     const meter = metrics.getMeter(SCOPE);
     const tracers = trace.getTracerProvider();
-    const tracing = !(tracers instanceof ProxyTracerProvider) || tracers.getDelegateTracer(SCOPE) !== undefined;
-    this.enabled = tracing || !(meter instanceof createNoopMeter().constructor);
+    this.tracing = !(tracers instanceof ProxyTracerProvider) || tracers.getDelegateTracer(SCOPE) !== undefined;
+    this.enabled = this.tracing || !(meter instanceof createNoopMeter().constructor);
     this.duration = meter.createHistogram(sc.METRIC_SERVER_OPERATION_DURATION, {
       unit: 's',
       description:
@@ -106,31 +115,21 @@ export class McpTelemetry {
     // mcp.md, "Context propagation": the _meta context is the parent; the transport's is linked.
     const parent = metaParent ? fromMeta! : ambient;
     const ambientSpan = trace.getSpanContext(ambient);
-    const links: Link[] = metaParent && ambientSpan ? [{ context: ambientSpan }] : [];
+    // Only when there is one: the SDK copies the links it is given (issue 32, tracing cost).
+    const links: Link[] | undefined = metaParent && ambientSpan ? [{ context: ambientSpan }] : undefined;
     const method = methodLabel(message.method);
     const span = this.tracer.startSpan(
       target.name ? `${method} ${target.name}` : method,
       {
         kind: SpanKind.SERVER,
         startTime: exchange.startedAt === undefined ? undefined : performance.timeOrigin + exchange.startedAt,
-        attributes: { [sc.ATTR_MCP_METHOD_NAME]: method },
+        // Every request attribute at creation, in one object the SDK copies once (and the sampler sees).
+        attributes: this.tracing ? requestAttributes(method, target, message.id, req) : undefined,
         links,
       },
       parent,
     );
     if (span.isRecording()) {
-      // One object, filled in place: no spread copies per request (issue 32, tracing cost).
-      const attributes: Attributes = { ...target.attributes };
-      if (message.id !== undefined && message.id !== null) attributes[sc.ATTR_JSONRPC_REQUEST_ID] = String(message.id);
-      if (target.uri) attributes[sc.ATTR_MCP_RESOURCE_URI] = target.uri;
-      attributes[sc.ATTR_NETWORK_TRANSPORT] = 'tcp';
-      attributes[sc.ATTR_NETWORK_PROTOCOL_NAME] = 'http';
-      attributes[sc.ATTR_NETWORK_PROTOCOL_VERSION] = req.httpVersion;
-      if (req.socket.remoteAddress) {
-        attributes[sc.ATTR_CLIENT_ADDRESS] = req.socket.remoteAddress;
-        attributes[sc.ATTR_CLIENT_PORT] = req.socket.remotePort ?? 0;
-      }
-      span.setAttributes(attributes);
       exchange.span = span;
       exchange.context = trace.setSpan(parent, span);
     }
@@ -152,12 +151,18 @@ export class McpTelemetry {
     if (!this.enabled) return;
     // Every attribute here is a metric label: none may take a value the client invents — so the
     // set of distinct label sets is small, and each is made once (outcomeAttributes).
-    const attributes = this.outcomeAttributes(message.method, exchange, errorType, outcome.rejection?.code);
+    const { metric: attributes, span: spanLabels } = this.outcomeAttributes(
+      message.method,
+      exchange,
+      errorType,
+      outcome.rejection?.code,
+    );
     if (exchange.startedAt !== undefined)
       this.duration.record((performance.now() - exchange.startedAt) / 1000, attributes);
     const span = exchange.span;
     if (!span) return;
-    span.setAttributes(attributes);
+    // The outcome's labels the span does not have yet (the rest were set at its creation).
+    span.setAttributes(spanLabels);
     span.setAttribute(sc.ATTR_HTTP_RESPONSE_STATUS_CODE, outcome.httpStatus ?? res.statusCode);
     if (outcome.error instanceof Error) span.recordException(outcome.error);
     // mcp.md: status ERROR when error.type is set, described by the JSON-RPC error message.
@@ -175,13 +180,13 @@ export class McpTelemetry {
     exchange: McpExchange,
     errorType: string | undefined,
     code: number | undefined,
-  ): Attributes {
+  ): OutcomeLabels {
     const label = methodLabel(method);
     const revision = exchange.era?.revision;
     const key = `${label}\u0000${exchange.target?.name ?? ''}\u0000${revision ?? ''}\u0000${errorType ?? ''}\u0000${code ?? ''}`;
-    let attributes = this.outcomes.get(key);
-    if (attributes) return attributes;
-    attributes = {
+    const cached = this.outcomes.get(key);
+    if (cached) return cached;
+    const attributes: Attributes = {
       [sc.ATTR_MCP_METHOD_NAME]: label,
       ...exchange.target?.attributes,
       ...(revision ? { [sc.ATTR_MCP_PROTOCOL_VERSION]: revision } : {}),
@@ -191,8 +196,9 @@ export class McpTelemetry {
       ...(code !== undefined ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) } : {}),
     };
     // Bounded anyway (tools × revisions × codes); the cap only guards against a label that is not.
-    if (this.outcomes.size < MAX_CACHED_LABEL_SETS) this.outcomes.set(key, Object.freeze(attributes));
-    return attributes;
+    const labels = { metric: Object.freeze(attributes), span: Object.freeze(spanOnly(attributes)) };
+    if (this.outcomes.size < MAX_CACHED_LABEL_SETS) this.outcomes.set(key, labels);
+    return labels;
   }
 
   /**
