@@ -64,9 +64,11 @@ export class McpTransportGuard implements CanActivate, LadderCheck {
     }
     // This runs inside the 'request' event, before the HTTP parser reads the body that came with the
     // headers; it has once this tick is over. Only a body still on its way is read as a stream.
-    return Promise.resolve()
-      .then(() => readCompleteBody(req, limit) ?? readBody(req, limit))
-      .then((body) => this.accept(req, exchange, body));
+    return Promise.resolve().then(() => {
+      const whole = readCompleteBody(req, limit);
+      if (whole) return this.accept(req, exchange, whole);
+      return readBody(req, limit).then((body) => this.accept(req, exchange, body));
+    });
   }
 
   /** Rungs 6–9 on the body read: under the limit, not nested too deep, one JSON-RPC message. */
