@@ -7,6 +7,7 @@ import { startupProblems } from './config/startup-check.js';
 import { describeValue, ListenStreams } from '@kobana/nest-mcp';
 import { disableAllocationSitePretenuring } from './lifecycle/gc-tuning.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { releaseYoungGeneration } from './lifecycle/startup-heap.js';
 import { startupFailureText } from './lifecycle/startup-failure.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
 import { createRootLogger } from './logging/root-logger.js';
@@ -44,6 +45,7 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
       requests: true,
     });
     await app.listen(config.port, config.host);
+    releaseYoungGeneration();
     await telemetry.serveMetrics();
   } catch (error) {
     refuse([`cannot start: ${startupFailureText(error)}`]);

@@ -1,5 +1,7 @@
 // Entry point. Telemetry first: the instrumentations must hook modules before the app loads them,
 // so this file loads the OpenTelemetry SDK (only when configured) and the app afterwards, dynamically.
+// The young generation is held small through start-up (lifecycle/startup-heap.ts): first import.
+import './lifecycle/startup-heap.js';
 import { noTelemetry, readTelemetryConfig, telemetryEnabled } from './telemetry/telemetry-config.js';
 import { describeValue } from '@kobana/nest-mcp';
 
