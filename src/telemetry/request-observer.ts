@@ -46,10 +46,7 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
           },
           propagation.extract(context.active(), req.headers),
         );
-    let done = false;
     const finish = (): void => {
-      if (done) return;
-      done = true;
       const seconds = (performance.now() - started) / 1000;
       const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
       const route = routeOf(req, mcpPath);
@@ -96,7 +93,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       if (spanContext) context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), write);
       else write();
     };
-    res.once('finish', finish);
+    // 'close' follows 'finish' on every response (Node emits it a tick later) and alone comes for
+    // an aborted one: one listener per request instead of two (issue 32, tracing cost).
     res.once('close', finish);
     if (span) context.with(trace.setSpan(context.active(), span), next);
     else next();
