@@ -3,9 +3,11 @@ import {
   type Counter,
   type Histogram,
   metrics,
+  type ObservableCounter,
   type ObservableGauge,
   type ObservableResult,
 } from '@opentelemetry/api';
+import { type RequestDoor, type RequestOutcome, RequestTally } from './request-tally.js';
 
 /**
  * The app's own instruments (the MCP ones live in the module). Created on first use, after the
@@ -14,7 +16,7 @@ import {
  * (docs/operators/operating.md, "Traces and metrics").
  */
 interface Instruments {
-  requests: Counter;
+  requests: ObservableCounter;
   requestDuration: Histogram;
   executions: Counter;
   webhookAttempts: Counter;
@@ -27,7 +29,7 @@ function get(): Instruments {
   if (instruments) return instruments;
   const meter = metrics.getMeter('kadu');
   instruments = {
-    requests: meter.createCounter('kadu.requests', {
+    requests: meter.createObservableCounter('kadu.requests', {
       unit: '{request}',
       description:
         'HTTP requests answered, by door (mcp, api, other) and outcome (ok, tool_error, refused, rate_limited, unavailable, error).',
@@ -51,28 +53,23 @@ function get(): Instruments {
       description: 'Executions waiting for a worker (all replicas).',
     }),
   };
+  instruments.requests.addCallback((result) => requestTally.observe(result));
   return instruments;
 }
 
-export type RequestOutcome = 'ok' | 'tool_error' | 'refused' | 'rate_limited' | 'unavailable' | 'error';
+export type { RequestDoor, RequestOutcome };
 
-/** `kadu.requests` labels: 3 doors × 6 outcomes, each made once and shared (issue 32, tracing cost). */
-const doorLabelSets = new Map<string, Attributes>();
-function doorLabels(door: string, outcome: RequestOutcome): Attributes {
-  const key = `${door}\u0000${outcome}`;
-  let labels = doorLabelSets.get(key);
-  if (!labels) doorLabelSets.set(key, (labels = Object.freeze({ 'kadu.door': door, 'kadu.outcome': outcome })));
-  return labels;
-}
+/**
+ * `kadu.requests` is counted here and read by the SDK at each collection (an observable counter:
+ * the same monotonic sum, name and labels as a synchronous counter). A synchronous `add` hashed its
+ * label set on every request — one of the three metric records each call paid (bench/RESULTS.md,
+ * "Issue 32, third pass": the metrics SDK ~10 µs per call).
+ */
+const requestTally = new RequestTally();
 
-export function recordRequest(
-  door: 'mcp' | 'api' | 'other',
-  outcome: RequestOutcome,
-  seconds: number,
-  http: Attributes,
-): void {
+export function recordRequest(door: RequestDoor, outcome: RequestOutcome, seconds: number, http: Attributes): void {
   const i = get();
-  i.requests.add(1, doorLabels(door, outcome));
+  requestTally.add(door, outcome);
   i.requestDuration.record(seconds, http);
 }
 

@@ -46,10 +46,7 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
           },
           propagation.extract(context.active(), req.headers),
         );
-    let done = false;
     const finish = (): void => {
-      if (done) return;
-      done = true;
       const seconds = (performance.now() - started) / 1000;
       const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
       const route = routeOf(req, mcpPath);
@@ -96,7 +93,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       if (spanContext) context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), write);
       else write();
     };
-    res.once('finish', finish);
+    // 'close' follows 'finish' on every response (Node emits it a tick later) and alone comes for
+    // an aborted one: one listener per request instead of two (issue 32, tracing cost).
     res.once('close', finish);
     if (span) context.with(trace.setSpan(context.active(), span), next);
     else next();
@@ -104,15 +102,20 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
 }
 
 const MAX_CACHED_LABEL_SETS = 4096;
-const labelSets = new Map<string, Attributes>();
+/** By method, then route pattern, then status: no key string to build and hash per request. */
+const labelSets = new Map<string, Map<string, Map<number, Attributes>>>();
+let cachedLabelSets = 0;
 
 /**
  * The request metric's labels, made once per distinct set and shared (issue 32, tracing cost):
  * method, route pattern and status are all bounded; the cap only guards against one that is not.
  */
 function httpLabels(method: string, route: string, status: number): Attributes {
-  const key = `${method}\u0000${route}\u0000${status}`;
-  let labels = labelSets.get(key);
+  let byRoute = labelSets.get(method);
+  if (!byRoute) labelSets.set(method, (byRoute = new Map()));
+  let byStatus = byRoute.get(route);
+  if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+  let labels = byStatus.get(status);
   if (labels) return labels;
   labels = Object.freeze({
     'http.request.method': method,
@@ -120,7 +123,10 @@ function httpLabels(method: string, route: string, status: number): Attributes {
     'http.response.status_code': status,
     ...(status >= 500 ? { 'error.type': String(status) } : {}),
   });
-  if (labelSets.size < MAX_CACHED_LABEL_SETS) labelSets.set(key, labels);
+  if (cachedLabelSets < MAX_CACHED_LABEL_SETS) {
+    byStatus.set(status, labels);
+    cachedLabelSets++;
+  }
   return labels;
 }
 
