@@ -11,12 +11,14 @@ import {
   ErrorCode,
   isJsonContentType,
   isRejection,
+  type JsonRpcMessage,
   jsonTextTooDeep,
   jsonValueTooDeep,
   methodNotAllowed,
   nestingTooDeep,
   parseJsonRpc,
   reject,
+  type Rejection,
   unsupportedMediaType,
   validateJsonRpc,
 } from '../protocol/index.js';
@@ -50,10 +52,7 @@ export class McpTransportGuard implements CanActivate, LadderCheck {
       warnBodyReadByHost(this.config.path);
       if (jsonValueTooDeep(req.body, this.config.maxJsonDepth))
         throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
-      const message = validateJsonRpc(req.body);
-      if (isRejection(message)) throw new McpRejectionError(message);
-      exchange.message = message;
-      this.telemetry.begin(req, exchange);
+      this.admit(req, exchange, validateJsonRpc(req.body));
       return undefined;
     }
     const limit = this.config.bodyLimit;
@@ -83,7 +82,11 @@ export class McpTransportGuard implements CanActivate, LadderCheck {
     // Scanned before parsing: parsing a megabyte of brackets alone would hold the event loop.
     if (jsonTextTooDeep(body.text, this.config.maxJsonDepth))
       throw new McpRejectionError(nestingTooDeep(this.config.maxJsonDepth, null));
-    const message = parseJsonRpc(body.text);
+    this.admit(req, exchange, parseJsonRpc(body.text));
+  }
+
+  /** Rung 9's answer, however the body was read: one JSON-RPC message kept for the rest, or its refusal. */
+  private admit(req: Request, exchange: McpExchange, message: JsonRpcMessage | Rejection): void {
     if (isRejection(message)) throw new McpRejectionError(message);
     exchange.message = message;
     // The message is known: the request's span opens (its parent may be in params._meta).
