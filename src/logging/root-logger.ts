@@ -1,6 +1,12 @@
+import { createRequire } from 'node:module';
 import { trace } from '@opentelemetry/api';
 import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type pretty from 'pino-pretty';
+
+// pino-pretty (30 modules, bench/RESULTS.md, issue 32) is loaded only when the format is pretty:
+// a production replica logs JSON and never needs it. It ships CommonJS; its export is the factory.
+const require = createRequire(import.meta.url);
+const loadPretty = (): typeof pretty => require('pino-pretty') as typeof pretty;
 
 export interface LoggerSettings {
   readonly level: string;
@@ -30,7 +36,7 @@ export function createRootLogger(settings: LoggerSettings, destination?: NodeJS.
   if (settings.format === 'json') return pino(options, destination ?? pino.destination({ dest: 1, sync: true }));
   return pino(
     options,
-    pretty({
+    loadPretty()({
       destination: destination ?? 1,
       sync: true,
       colorize: !destination && process.stdout.isTTY,
