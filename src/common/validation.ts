@@ -1,12 +1,6 @@
-import {
-  type ArgumentMetadata,
-  Injectable,
-  type ValidationError,
-  ValidationPipe,
-  type ValidationPipeOptions,
-} from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, type ValidationError, type ValidationPipeOptions } from '@nestjs/common';
 import { getMetadataStorage, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
-import { JSONSchema } from '@kobana/nest-mcp';
+import { JSONSchema, McpValidationPipe } from '@kobana/nest-mcp';
 import { ApiError, type ApiErrorItem } from './api-error.js';
 import { findUnsafeText } from './unsafe-text.js';
 import { memoiseValidationMetadata } from './validation-metadata-memo.js';
@@ -47,16 +41,18 @@ const FREE_FORM = new Map<Function, Map<string, number>>();
  *   every nested value, ~100 ms for 16,000 small arrays): a free-form field is size-checked and
  *   set aside during the DTO pass, then put back as parsed; an undeclared one is still reported,
  *   with its value never walked.
+ * McpValidationPipe answers a flat DTO in the same tick (issue 32), so this one awaits nothing of its own.
  */
 @Injectable()
-export class KaduValidationPipe extends ValidationPipe {
+export class KaduValidationPipe extends McpValidationPipe {
   private readonly declared = new Map<Function, Set<string>>();
 
   constructor() {
     super(VALIDATION_OPTIONS);
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override transform(value: unknown, metadata: ArgumentMetadata): any {
     if (metadata.type === 'custom') return super.transform(value, metadata);
     const unsafe = findUnsafeText(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
     if (unsafe) {
@@ -97,9 +93,10 @@ export class KaduValidationPipe extends ValidationPipe {
         shaped[key] = known.has(key) ? field : null;
       }
     }
-    const result = await super.transform(shaped, metadata);
-    for (const [key, field] of setAside) (result as Record<string, unknown>)[key] = field;
-    return result;
+    const result: unknown = super.transform(shaped, metadata);
+    if (setAside.length === 0) return result;
+    if (isThenable(result)) return result.then((validated) => restored(validated, setAside));
+    return restored(result, setAside);
   }
 
   private declaredFields(metatype: Function): Set<string> {
@@ -114,6 +111,15 @@ export class KaduValidationPipe extends ValidationPipe {
     }
     return fields;
   }
+}
+
+function restored(validated: unknown, setAside: readonly [string, unknown][]): unknown {
+  for (const [key, field] of setAside) (validated as Record<string, unknown>)[key] = field;
+  return validated;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function freeFormFields(metatype: Function): Map<string, number> {

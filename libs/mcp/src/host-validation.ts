@@ -1,5 +1,6 @@
 import { type PipeTransform, ValidationPipe, type ValidationPipeOptions } from '@nestjs/common';
 import type { ApplicationConfig } from '@nestjs/core';
+import { McpValidationPipe } from './validation/mcp-validation.pipe.js';
 
 /** What tool, prompt and resource arguments are validated with, and whether schemas are closed. */
 export interface ArgumentValidation {
@@ -13,7 +14,8 @@ export interface ArgumentValidation {
  * or `validation` when given; else the host's own global ValidationPipe — the one given to
  * `app.useGlobalPipes(…)` or provided as `APP_PIPE`, both kept by Nest's ApplicationConfig, which
  * every module can inject — so the same DTO refuses the same input with the same message on the
- * REST route and the tool; else `{ transform: true }`. Read at bootstrap's end (app.init), after
+ * REST route and the tool; else `{ transform: true }`. The pipes the module makes are
+ * McpValidationPipe (validation/mcp-validation.pipe.ts): the same answers, in the same tick. Read at bootstrap's end (app.init), after
  * main.ts registered its pipes.
  */
 export function argumentValidation(
@@ -23,7 +25,7 @@ export function argumentValidation(
   const given = options.validation;
   if (options.validationPipe || given) {
     return {
-      pipe: options.validationPipe ?? new ValidationPipe(given),
+      pipe: options.validationPipe ?? new McpValidationPipe(given),
       closed: given?.forbidNonWhitelisted === true,
     };
   }
@@ -34,5 +36,5 @@ export function argumentValidation(
       .validatorOptions;
     return { pipe: host, closed: validatorOptions?.forbidNonWhitelisted === true };
   }
-  return { pipe: new ValidationPipe({ transform: true }), closed: false };
+  return { pipe: new McpValidationPipe({ transform: true }), closed: false };
 }

@@ -13,6 +13,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['redis-client'],
   ['auth', 'pages', 'errors.ts', 'state', 'events'],
   ['call', 'tasks'],
+  // McpValidationPipe: what host-validation.ts makes, and discovery reads class-transformer's storage from.
+  ['validation'],
   // The raw options as adopters write them, then their one resolution (settings/resolve-options.ts).
   ['options', 'mcp.options.ts', 'host-validation.ts'],
   ['settings', 'mcp-config.ts'],

@@ -63,6 +63,7 @@ export { JSONSchema } from 'class-validator-jsonschema';
 export { McpToolRegistry, type RegisteredTool } from './discovery/tool-registry.js';
 export { McpCatalogRegistry } from './discovery/catalog-registry.js';
 export { DtoSchemaBuilder } from './discovery/dto-schema.js';
+export { McpValidationPipe } from './validation/mcp-validation.pipe.js';
 export {
   MCP_APPS_EXTENSION,
   MCP_APP_MIME_TYPE,

@@ -1,27 +1,17 @@
-import type { MetadataStorage } from 'class-transformer/types/MetadataStorage.js';
-import * as transformerStorage from 'class-transformer/cjs/storage.js';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { ValidationTypes } from 'class-validator';
+import { transformerMetadata } from '../validation/transformer-storage.js';
 import { allowNullWhereMarked, optionalNullConverter } from './optional-null.js';
 import { VALIDATOR_SCHEMAS } from './validator-schemas.js';
 
 type Schema = Record<string, unknown>;
 
-// class-transformer's metadata storage is only reachable through its CJS deep path; without it,
-// arrays of nested DTOs degrade to `{"$ref":"#/definitions/Array"}`. A namespace import works in
-// both builds (no `import.meta`, which CommonJS output cannot contain); some ESM loaders (Vite)
-// expose a CJS file's exports only under `default`.
-const storageModule = transformerStorage as {
-  defaultMetadataStorage?: MetadataStorage;
-  default?: { defaultMetadataStorage: MetadataStorage };
-};
-const defaultMetadataStorage = storageModule.defaultMetadataStorage ?? storageModule.default!.defaultMetadataStorage;
-
 const REF_PREFIX = '#/$defs/';
 // VALIDATOR_SCHEMAS replaces the defaults that disagree with the validators (validator-schemas.ts).
 const OPTIONS = {
   refPointerPrefix: REF_PREFIX,
-  classTransformerMetadataStorage: defaultMetadataStorage,
+  // Without it, arrays of nested DTOs degrade to `{"$ref":"#/definitions/Array"}`.
+  classTransformerMetadataStorage: transformerMetadata,
   additionalConverters: {
     ...VALIDATOR_SCHEMAS,
     [ValidationTypes.CONDITIONAL_VALIDATION]: optionalNullConverter,

@@ -1,11 +1,12 @@
-import { type ArgumentMetadata, BadRequestException, Injectable, type PipeTransform, type Type } from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, type PipeTransform, type Type } from '@nestjs/common';
 import { ContextIdFactory, ModuleRef } from '@nestjs/core';
 import type { Request } from 'express';
 import type { MethodBinding } from '../discovery/method-binding.js';
 import type { McpCallerProjection } from '../discovery/mcp-param.decorators.js';
 import { ToolExecutionContext } from './tool-execution-context.js';
 import { McpConfig } from '../mcp-config.js';
-import { type JsonObject, withConvertibleValues } from '../protocol/index.js';
+import type { JsonObject } from '../protocol/index.js';
+import { convertingClientValues, isThenable } from './converting-client-values.js';
 import type { McpInputRound } from '../call/inputs.js';
 import type { McpCall, McpCallContext } from '../call/mcp-call.js';
 
@@ -51,23 +52,49 @@ export class MethodInvoker {
 
   /**
    * Validates and binds a call without running it: what the confirmation of a destructive tool
-   * needs first (nothing is asked of a person for arguments that would be refused anyway).
+   * needs first (nothing is asked of a person for arguments that would be refused anyway). The
+   * prepared call itself when every step answered at once (a pipe that validates in the same tick,
+   * a singleton provider), else its promise: a tool call waits only for what is pending.
    */
-  async prepare(
+  prepare(
     binding: MethodBinding,
     args: JsonObject,
     call: McpCall,
     context: Partial<McpCallContext> & { name: string },
     inputs?: McpInputRound,
-  ): Promise<PreparedCall> {
+  ): PreparedCall | PromiseLike<PreparedCall> {
     const input = binding.inputClass
-      ? ((await convertingClientValues(
-          (input) => this.validation.transform(input, this.metadataOf(binding.inputClass!)),
+      ? convertingClientValues(
+          (input) => this.validation.transform(input, this.metadataOf(binding.inputClass!)) as unknown,
           { ...args },
-        )) as JsonObject)
+        )
       : args;
-    // Arguments without pipes and singleton providers need no await: a tool call waits only for
-    // its validation and its own method.
+    if (isThenable(input))
+      return input.then((input) => this.prepareValidated(binding, input as JsonObject, call, context, inputs));
+    return this.prepareValidated(binding, input as JsonObject, call, context, inputs);
+  }
+
+  private prepareValidated(
+    binding: MethodBinding,
+    input: JsonObject,
+    call: McpCall,
+    context: Partial<McpCallContext> & { name: string },
+    inputs: McpInputRound | undefined,
+  ): PreparedCall | Promise<PreparedCall> {
+    if (binding.argPipes.size || binding.hostPipes) return this.preparePiped(binding, input, call, context, inputs);
+    const argValues = binding.argNames.length ? this.plainArgs(binding, input) : NO_ARGS;
+    const params = this.bind(binding, input, argValues, call, context, inputs);
+    return this.withInstance(binding, call, params);
+  }
+
+  /** Arguments with pipes of their own, or host parameter decorators with pipes: awaited one by one. */
+  private async preparePiped(
+    binding: MethodBinding,
+    input: JsonObject,
+    call: McpCall,
+    context: Partial<McpCallContext> & { name: string },
+    inputs: McpInputRound | undefined,
+  ): Promise<PreparedCall> {
     const argValues = binding.argPipes.size
       ? await this.pipedArgs(binding, input)
       : binding.argNames.length
@@ -75,12 +102,15 @@ export class MethodInvoker {
         : NO_ARGS;
     const params = this.bind(binding, input, argValues, call, context, inputs);
     if (binding.hostPipes) await this.pipeHostParams(binding, params);
+    return this.withInstance(binding, call, params);
+  }
+
+  private withInstance(binding: MethodBinding, call: McpCall, params: unknown[]): PreparedCall | Promise<PreparedCall> {
     const wrapper = binding.wrapper;
-    const instance =
-      wrapper.isDependencyTreeStatic() && !wrapper.isTransient
-        ? (wrapper.instance as Record<string, unknown>)
-        : await this.scopedInstance(binding, call.req);
-    return { instance, params, methodName: binding.methodName };
+    const methodName = binding.methodName;
+    if (wrapper.isDependencyTreeStatic() && !wrapper.isTransient)
+      return { instance: wrapper.instance as Record<string, unknown>, params, methodName };
+    return this.scopedInstance(binding, call.req).then((instance) => ({ instance, params, methodName }));
   }
 
   /** Runs a prepared call's method, or another method of the same provider with the same parameters (a preflight). */
@@ -204,39 +234,4 @@ function contextOf(call: McpCall, extra: Partial<McpCallContext> & { name: strin
     ...extra,
     ...(era.era === 'modern' ? { clientCapabilities: era.clientCapabilities, clientInfo: era.clientInfo } : {}),
   };
-}
-
-/**
- * A pipe's conversion of client values (class-transformer's `@Type(() => Number)`, a ParseIntPipe)
- * calls their `toString`/`valueOf`: for `[{"toString":false}]` that is a TypeError, which would be a
- * masked internal failure where a wrong value is a validation error (issue 34). The pipe then runs
- * again on the input with every such value replaced by NaN, which no type accepts: the answer is the
- * app's own validation error for that field, as for any other wrong value.
- */
-function convertingClientValues<T>(convert: (input: unknown) => T | Promise<T>, input: unknown): Promise<T> {
-  // No async frame of its own (bench/RESULTS.md, w32perf §1): the pipe's promise is passed on, and
-  // only a TypeError leads to the second run.
-  let converted: T | Promise<T>;
-  try {
-    converted = convert(input);
-  } catch (error) {
-    return convertingAgain(convert, input, error);
-  }
-  return Promise.resolve(converted).then(undefined, (error: unknown) => convertingAgain(convert, input, error));
-}
-
-async function convertingAgain<T>(
-  convert: (input: unknown) => T | Promise<T>,
-  input: unknown,
-  first: unknown,
-): Promise<T> {
-  if (!(first instanceof TypeError)) throw first;
-  try {
-    return await convert(withConvertibleValues(input));
-  } catch (error) {
-    if (error instanceof TypeError) {
-      throw new BadRequestException(['an argument has a value that cannot be converted to its declared type']);
-    }
-    throw error;
-  }
 }

@@ -8,7 +8,8 @@ import { answerOf, McpRejectionError, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { describeError, invalidParams, isPlainObject, type JsonObject, stringParam } from '../protocol/index.js';
 import { AccessPolicy } from '../access/access-policy.js';
-import { MethodInvoker } from './method-invoker.js';
+import { isThenable } from './converting-client-values.js';
+import { MethodInvoker, type PreparedCall } from './method-invoker.js';
 import { presentToolResult } from './present-tool-result.js';
 import { insufficientScope } from './scope-challenge.js';
 import { TaskHandler } from './task.handler.js';
@@ -78,10 +79,13 @@ export class ToolInvoker implements ToolCallSteps {
     else return this.resumed(c, opened);
   }
 
-  async bind(c: ToolCall): Promise<void> {
+  bind(c: ToolCall): void | Promise<void> {
     const { tool } = c;
     const context = c.task ? { name: tool.name, task: true } : { name: tool.name };
-    c.prepared = await this.methods.prepare(tool, c.args, c.call, context, c.inputs);
+    const prepared = this.methods.prepare(tool, c.args, c.call, context, c.inputs);
+    // Validated in the same tick (McpValidationPipe) and a singleton: no await between the steps.
+    if (isThenable(prepared)) return this.prepared(c, prepared);
+    c.prepared = prepared;
   }
 
   preflight(c: ToolCall): void | Promise<void> {
@@ -107,6 +111,10 @@ export class ToolInvoker implements ToolCallSteps {
 
   present(c: ToolCall): void {
     c.result = presentToolResult(c.tool, c.value, c.call, this.config);
+  }
+
+  private async prepared(c: ToolCall, prepared: PromiseLike<PreparedCall>): Promise<void> {
+    c.prepared = await prepared;
   }
 
   private async resumed(c: ToolCall, opened: Promise<McpInputRound>): Promise<void> {
@@ -145,8 +153,4 @@ export class ToolInvoker implements ToolCallSteps {
 
 function requirement(tool: RegisteredTool) {
   return { kind: 'tool' as const, name: tool.name, scopes: tool.scopes, roles: tool.roles };
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
