@@ -17,6 +17,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { memoiseAttributeHashes } from './attribute-hash-memo.js';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
 
 /**
@@ -83,6 +84,8 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
     );
   const prometheus = config.metrics.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   if (prometheus) readers.push(prometheus);
+  // Before any instrument exists: their storages take the hash function when they are built.
+  if (readers.length) memoiseAttributeHashes();
   const meterProvider = readers.length ? new MeterProvider({ resource, readers, views: BOUNDED_VIEWS }) : undefined;
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
 
