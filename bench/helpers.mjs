@@ -143,7 +143,10 @@ export async function otlpSink() {
   const bytes = { traces: 0, metrics: 0 };
   const server = createServer((req, res) => {
     req.on('data', (chunk) => (bytes[req.url === '/v1/metrics' ? 'metrics' : 'traces'] += chunk.length));
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    // Answered in the request's encoding, as a collector does (an empty protobuf response is no bytes).
+    const type =
+      req.headers['content-type'] === 'application/x-protobuf' ? 'application/x-protobuf' : 'application/json';
+    req.on('end', () => res.writeHead(200, { 'content-type': type }).end(type === 'application/json' ? '{}' : ''));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const env = { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${server.address().port}` };

@@ -1,9 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { register } from 'node:module';
 import { metrics } from '@opentelemetry/api';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
@@ -17,6 +15,8 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { memoiseAttributeHashes } from './attribute-hash-memo.js';
+import { otlpMetricExporter, otlpTraceExporter } from './otlp-exporters.js';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
 
 /**
@@ -59,7 +59,9 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
     ? new NodeTracerProvider({
         resource,
         spanProcessors: [
-          new BatchSpanProcessor(config.traces === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter()),
+          new BatchSpanProcessor(
+            config.traces === 'otlp' ? otlpTraceExporter(config.protocol.traces) : new ConsoleSpanExporter(),
+          ),
         ],
       })
     : undefined;
@@ -70,7 +72,7 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
   if (config.metrics.otlp)
     readers.push(
       new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter(),
+        exporter: otlpMetricExporter(config.protocol.metrics),
         exportIntervalMillis: config.metricIntervalMs,
       }),
     );
@@ -83,6 +85,8 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
     );
   const prometheus = config.metrics.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   if (prometheus) readers.push(prometheus);
+  // Before any instrument exists: their storages take the hash function when they are built.
+  if (readers.length) memoiseAttributeHashes();
   const meterProvider = readers.length ? new MeterProvider({ resource, readers, views: BOUNDED_VIEWS }) : undefined;
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
 

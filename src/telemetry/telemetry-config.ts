@@ -8,11 +8,17 @@
  *   unset, OTLP when an OTLP endpoint is set. Prometheus text is served on its own listener,
  *   `OTEL_EXPORTER_PROMETHEUS_HOST`:`OTEL_EXPORTER_PROMETHEUS_PORT` (127.0.0.1:9464), never on the
  *   public port.
+ * - OTLP's encoding: `OTEL_EXPORTER_OTLP_PROTOCOL` (per signal `…_TRACES_PROTOCOL`,
+ *   `…_METRICS_PROTOCOL`), `http/protobuf` (the specification's default) or `http/json`.
  * - `OTEL_SDK_DISABLED=true` turns everything off; `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
  *   `OTEL_TRACES_SAMPLER`, `OTEL_EXPORTER_OTLP_HEADERS`… are read by the SDK as usual.
  */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
 export interface TelemetryConfig {
   readonly traces: 'otlp' | 'console' | undefined;
+  /** How OTLP is encoded, per signal. */
+  readonly protocol: { readonly traces: OtlpProtocol; readonly metrics: OtlpProtocol };
   readonly metrics: {
     readonly otlp: boolean;
     readonly console: boolean;
@@ -28,6 +34,7 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
   const problems: string[] = [];
   const off: TelemetryConfig = {
     traces: undefined,
+    protocol: { traces: 'http/protobuf', metrics: 'http/protobuf' },
     metrics: { otlp: false, console: false },
     serviceName: 'kadu',
     metricIntervalMs: 60_000,
@@ -60,6 +67,10 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
       `OTEL_METRIC_EXPORT_INTERVAL must be a number of milliseconds, got '${env.OTEL_METRIC_EXPORT_INTERVAL}'`,
     );
   return {
+    protocol: {
+      traces: protocolOf(env, 'TRACES', traces.includes('otlp') ? problems : []),
+      metrics: protocolOf(env, 'METRICS', metrics.includes('otlp') ? problems : []),
+    },
     traces: traces.includes('otlp') ? 'otlp' : traces.includes('console') ? 'console' : undefined,
     metrics: {
       otlp: metrics.includes('otlp'),
@@ -72,6 +83,21 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
     metricIntervalMs: Number.isFinite(interval) && interval >= 100 ? interval : 60_000,
     problems,
   };
+}
+
+/**
+ * The OTLP encoding of one signal (its problems reported only when it is exported over OTLP).
+ * Protobuf by default, as the specification says: under half the JSON's encoding work per span and
+ * under half its bytes (bench/RESULTS.md, issue 32, tracing).
+ */
+function protocolOf(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', problems: string[]): OtlpProtocol {
+  const name = env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`]
+    ? `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = env[name]?.trim() || 'http/protobuf';
+  if (value === 'http/protobuf' || value === 'http/json') return value;
+  problems.push(`${name}: unsupported protocol '${value}' (use http/protobuf or http/json)`);
+  return 'http/protobuf';
 }
 
 export const telemetryEnabled = (c: TelemetryConfig): boolean =>

@@ -102,6 +102,8 @@ withRedis.describe('telemetry exported from the built app', () => {
       PORT: '0',
       DATA_DIR: dataDir,
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.port}`,
+      // This collector reads JSON; the default, protobuf, is pinned by src/telemetry/otlp-exporters.spec.ts.
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_METRICS_EXPORTER: 'otlp,prometheus',
       OTEL_EXPORTER_PROMETHEUS_PORT: '0',
       OTEL_METRIC_EXPORT_INTERVAL: '500',

@@ -137,6 +137,20 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
       'http.response.status_code': 200,
     });
     expect(span.attributes['error.type']).toBeUndefined();
+    // Every attribute the span carries, no more: those made at its creation and at its end.
+    expect(Object.keys(span.attributes).sort()).toEqual([
+      'client.address',
+      'client.port',
+      'gen_ai.operation.name',
+      'gen_ai.tool.name',
+      'http.response.status_code',
+      'jsonrpc.request.id',
+      'mcp.method.name',
+      'mcp.protocol.version',
+      'network.protocol.name',
+      'network.protocol.version',
+      'network.transport',
+    ]);
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
 
     const db = spans.getFinishedSpans().filter((s) => s.attributes['db.system.name'] === 'pglite');

@@ -22,21 +22,15 @@ import type { McpExchange, McpTarget } from '../call/exchange.js';
 import { isPlainObject, methodLabel, type Rejection } from '../protocol/index.js';
 import { RateLimits } from '../state/rate-limits.js';
 import * as sc from './semconv.js';
-import { requestAttributes, spanOnly } from './span-attributes.js';
+import { OutcomeLabelSets } from './outcome-labels.js';
+import { requestAttributes } from './span-attributes.js';
 
 const SCOPE = '@kobana/nest-mcp';
-const MAX_CACHED_LABEL_SETS = 4096;
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 const NO_TARGET: McpTarget = Object.freeze({ attributes: NO_ATTRIBUTES });
 const UNKNOWN_TOOL: McpTarget = Object.freeze({
   attributes: Object.freeze({ [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
 });
-
-/** An outcome's metric labels, and those of them its span gets only when it ends (spanOnly). */
-interface OutcomeLabels {
-  readonly metric: Attributes;
-  readonly span: Attributes;
-}
 
 /** How one MCP request ended, as the telemetry records it. */
 export interface McpOutcome {
@@ -67,9 +61,9 @@ export class McpTelemetry {
    * once (measured: the no-op API calls alone cost 1–4 % of a module `tools/call`).
    */
   private readonly enabled: boolean;
-  /** Targets of served tools and prompts, and metric label sets, by key (bounded: see their makers). */
+  /** Targets of served tools and prompts by key, and outcome label sets (bounded: see their makers). */
   private readonly targets = new Map<string, McpTarget>();
-  private readonly outcomes = new Map<string, OutcomeLabels>();
+  private readonly outcomes = new OutcomeLabelSets();
   /** A tracer provider is registered: spans may record, so their attributes are worth making. */
   private readonly tracing: boolean;
 
@@ -150,10 +144,11 @@ export class McpTelemetry {
     exchange.errorType = errorType;
     if (!this.enabled) return;
     // Every attribute here is a metric label: none may take a value the client invents — so the
-    // set of distinct label sets is small, and each is made once (outcomeAttributes).
-    const { metric: attributes, span: spanLabels } = this.outcomeAttributes(
-      message.method,
-      exchange,
+    // set of distinct label sets is small, and each is made once (outcome-labels.ts).
+    const { metric: attributes, span: spanLabels } = this.outcomes.of(
+      methodLabel(message.method),
+      exchange.target,
+      exchange.era?.revision,
       errorType,
       outcome.rejection?.code,
     );
@@ -172,33 +167,6 @@ export class McpTelemetry {
         message: outcome.rejection?.message ?? (errorType === sc.TOOL_ERROR ? 'tool error' : undefined),
       });
     span.end();
-  }
-
-  /** The metric labels of one outcome, made once per distinct set (all bounded; see finish). */
-  private outcomeAttributes(
-    method: string,
-    exchange: McpExchange,
-    errorType: string | undefined,
-    code: number | undefined,
-  ): OutcomeLabels {
-    const label = methodLabel(method);
-    const revision = exchange.era?.revision;
-    const key = `${label}\u0000${exchange.target?.name ?? ''}\u0000${revision ?? ''}\u0000${errorType ?? ''}\u0000${code ?? ''}`;
-    const cached = this.outcomes.get(key);
-    if (cached) return cached;
-    const attributes: Attributes = {
-      [sc.ATTR_MCP_METHOD_NAME]: label,
-      ...exchange.target?.attributes,
-      ...(revision ? { [sc.ATTR_MCP_PROTOCOL_VERSION]: revision } : {}),
-      [sc.ATTR_NETWORK_TRANSPORT]: 'tcp',
-      [sc.ATTR_NETWORK_PROTOCOL_NAME]: 'http',
-      ...(errorType ? { [sc.ATTR_ERROR_TYPE]: errorType } : {}),
-      ...(code !== undefined ? { [sc.ATTR_RPC_RESPONSE_STATUS_CODE]: String(code) } : {}),
-    };
-    // Bounded anyway (tools × revisions × codes); the cap only guards against a label that is not.
-    const labels = { metric: Object.freeze(attributes), span: Object.freeze(spanOnly(attributes)) };
-    if (this.outcomes.size < MAX_CACHED_LABEL_SETS) this.outcomes.set(key, labels);
-    return labels;
   }
 
   /**
