@@ -12,7 +12,7 @@ import {
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/api-error.js';
-import { authFailureOf } from './bearer.strategies.js';
+import { authFailureOf, knownCaller } from './bearer.strategies.js';
 import { KeySetUnavailable } from './token-verifier.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { ALL_SCOPES } from './scopes.js';
@@ -83,16 +83,25 @@ interface DoorRefusals {
  * failed-login budget; what differs is only how each door words a refusal.
  */
 function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
+  const door = strategy === 'mcp-bearer' ? 'mcp' : 'api';
   abstract class BearerDoor extends AuthGuard(strategy) {
     protected abstract readonly limits: RateLimits;
     protected abstract readonly refusals: DoorRefusals;
 
-    override canActivate(context: ExecutionContext): Promise<boolean> {
+    override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
       const http = context.switchToHttp();
+      const req = http.getRequest<Request>();
+      // The same token as this connection's previous request, still good: admitted as passport
+      // would (AuthGuard sets `req.user`), without running it (bearer.strategies.ts knownCaller).
+      const known = knownCaller(door, req);
+      if (known) {
+        (req as Request & { user?: KaduPrincipal }).user = known;
+        return true;
+      }
       const res = http.getResponse<Response>();
       return withFailedAuthBudget(
         this.limits,
-        http.getRequest<Request>(),
+        req,
         (retryAfter) => this.refusals.tooManyFailures(retryAfter, res),
         () => this.refusals.budgetStoreDown(),
         async () => (await super.canActivate(context)) as boolean,

@@ -58,10 +58,38 @@ async function verifyFor(door: 'mcp' | 'api', req: Request, token: string): Prom
     failures.set(req, 'the token must be sent in the Authorization header');
     return false;
   }
-  const result = await verifier.verify(token, audience);
+  const result = await verifier.verify(token, audience, req.socket);
   if (result.ok) return membership ? membership.effective(result.principal, result.issuedAt) : result.principal;
   failures.set(req, result.reason);
   return false;
+}
+
+/**
+ * The caller, when this connection's previous request already proved the same token for this door
+ * and the member's standing is cached (TokenVerifier.recall, MembershipCheck.effectiveNow): the
+ * door's guard then admits the request without running passport. Undefined whenever anything
+ * would need a look (another token, a token passport would read elsewhere or refuse, an expired
+ * or uncached verdict): the request then takes the strategy's path above, which decides as always.
+ */
+export function knownCaller(door: 'mcp' | 'api', req: Request): KaduPrincipal | undefined {
+  const binding = req.app.locals.kaduAuth as AuthBinding | undefined;
+  const header = req.headers.authorization;
+  if (!binding || !header || !req.socket) return undefined;
+  // What passport-http-bearer accepts without a second look: `Bearer <token>` (two parts, any case
+  // of the scheme), and no access_token in the body or the query (which it would refuse as 400).
+  const space = header.indexOf(' ');
+  if (space !== 6 || header.indexOf(' ', space + 1) !== -1 || !/^bearer$/i.test(header.slice(0, 6))) return undefined;
+  const token = header.slice(space + 1);
+  if (token === '' || (req.body as { access_token?: unknown } | undefined)?.access_token || req.url.includes('?'))
+    return undefined;
+  const verdict = binding.verifier.recall(
+    token,
+    door === 'mcp' ? binding.mcpAudience : binding.apiAudience,
+    req.socket,
+  );
+  if (!verdict) return undefined;
+  const membership = req.app.locals.kaduMembership as MembershipCheck | undefined;
+  return membership ? membership.effectiveNow(verdict.principal, verdict.issuedAt) : verdict.principal;
 }
 
 /** Tokens for the MCP door: audience = the MCP endpoint's canonical URL. */

@@ -9,6 +9,11 @@ import { impliedRoles, isRole, ROLES, type Role } from './scopes.js';
 export interface MembershipCheck {
   /** The principal as the member's current role allows it; `issuedAt` is the token's `iat` (seconds). */
   effective(principal: KaduPrincipal, issuedAt: number | undefined): Promise<KaduPrincipal>;
+  /**
+   * The same answer when it is known without waiting (the member's record is cached), else
+   * undefined and `effective` must be asked: a cached request then creates no promise.
+   */
+  effectiveNow(principal: KaduPrincipal, issuedAt: number | undefined): KaduPrincipal | undefined;
 }
 
 export const MEMBERSHIP = Symbol('MEMBERSHIP');

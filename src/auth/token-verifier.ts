@@ -3,6 +3,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { BoundedTtlCache } from '../common/bounded-ttl-cache.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ConnectionVerdicts } from './connection-verdict.js';
 import { loadOrCreateDevKey } from './dev-signing-key.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import { impliedRoles, isRole, scopesForRole } from './scopes.js';
@@ -50,7 +51,13 @@ export class TokenVerifier implements OnModuleInit {
   private keys!: KeySet;
   private publicJwks: { keys: object[] } = { keys: [] };
   private keySetFingerprint = '';
-  private readonly verified = new BoundedTtlCache<Verification & { ok: true }>(VERIFIED_TOKEN_MAX_ENTRIES);
+  private readonly verified = new BoundedTtlCache<{ verdict: Verification & { ok: true }; until: number }>(
+    VERIFIED_TOKEN_MAX_ENTRIES,
+  );
+  /** The last verdict per kept-alive connection (connection-verdict.ts): a repeated token skips the hash. */
+  private readonly connections = new ConnectionVerdicts();
+  /** Moves whenever the key set changes (and the cache is cleared): a verdict of an earlier generation is not recalled. */
+  private generation = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -88,6 +95,7 @@ export class TokenVerifier implements OnModuleInit {
     const fingerprint = JSON.stringify(set?.keys ?? []);
     if (fingerprint === this.keySetFingerprint) return;
     this.keySetFingerprint = fingerprint;
+    this.generation++;
     this.verified.clear();
   }
 
@@ -96,23 +104,45 @@ export class TokenVerifier implements OnModuleInit {
     return this.publicJwks;
   }
 
-  /** The verdict on a token; throws KeySetUnavailable when the keys to judge it cannot be had. */
-  async verify(token: string, audience: string): Promise<Verification> {
+  /**
+   * The verdict on a token; throws KeySetUnavailable when the keys to judge it cannot be had.
+   * `connection` (the request's socket) lets a verdict be recalled there on the next request.
+   */
+  async verify(token: string, audience: string, connection?: object): Promise<Verification> {
+    const recalled = connection && this.recall(token, audience, connection);
+    if (recalled) return recalled;
     // One-shot hashing: a fifth of the cost of a Hash object for a token-sized input.
     const key = hash('sha256', `${audience}\n${token}`, 'base64');
     // The verdict itself is kept (read-only), so a cached request allocates nothing for it.
     const cached = this.verified.get(key);
-    if (cached) return cached;
+    if (cached) {
+      if (connection)
+        this.connections.remember(connection, token, audience, cached.verdict, cached.until, this.generation);
+      return cached.verdict;
+    }
     const verdict = await this.verifyAfresh(token, audience);
     if (!verdict.ok) return verdict;
-    const verified: Verification = {
+    const verified: Verification & { ok: true } = {
       ok: true,
       principal: verdict.principal,
       ...(verdict.issuedAt !== undefined ? { issuedAt: verdict.issuedAt } : {}),
     };
-    if (verdict.expiresAt !== undefined)
-      this.verified.set(key, verified, Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS));
+    if (verdict.expiresAt !== undefined) {
+      const until = Math.min(verdict.expiresAt, Date.now() + VERIFIED_TOKEN_MAX_AGE_MS);
+      this.verified.set(key, { verdict: verified, until }, until);
+      // After the verification: a key set it fetched has already moved the generation.
+      if (connection) this.connections.remember(connection, token, audience, verified, until, this.generation);
+    }
     return verified;
+  }
+
+  /**
+   * The verdict this connection's last request earned with the same token and audience, without
+   * hashing or waiting: held no longer than the cache above would hold it, and never across a
+   * change of the key set. Undefined when there is none: verify() then decides.
+   */
+  recall(token: string, audience: string, connection: object): (Verification & { ok: true }) | undefined {
+    return this.connections.recall(connection, token, audience, this.generation);
   }
 
   private async verifyAfresh(token: string, audience: string): Promise<Verification & { expiresAt?: number }> {

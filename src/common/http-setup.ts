@@ -30,14 +30,7 @@ export function configureHttp(
   const instance = app.getHttpAdapter().getInstance() as express.Express;
   instance.disable('x-powered-by');
   instance.set('trust proxy', 'loopback');
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.headers['x-request-id'];
-    res.setHeader(
-      'Request-Id',
-      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID(),
-    );
-    next();
-  });
+  // The observer first, so that its span and timing cover everything after it.
   if (observability.requests || observability.accessLog) app.use(requestObserver(mcpPath, observability.accessLog));
   // One nesting limit at both doors (the MCP endpoint checks the same one): scanned before parsing.
   const json = express.json({
@@ -47,11 +40,18 @@ export function configureHttp(
     },
   });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
+  // The Request-Id and the body parsers in one middleware: Express runs each layer through its
+  // router's loop on every request, the MCP calls included (bench/RESULTS.md, issue 32).
   app.use((req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.headers['x-request-id'];
+    res.setHeader(
+      'Request-Id',
+      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+    );
     // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk;
     // the development authorization server (oidc-provider) parses its own requests.
-    if (req.path === mcpPath || req.path.startsWith('/api/v1/uploads/') || req.path.startsWith('/oauth/'))
-      return next();
+    const path = req.path;
+    if (path === mcpPath || path.startsWith('/api/v1/uploads/') || path.startsWith('/oauth/')) return next();
     json(req, res, (jsonError?: unknown) => {
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));

@@ -99,17 +99,12 @@ export class OrgContextService implements MembershipCheck, OnModuleInit, OnModul
 
   /** The token's principal, its role capped by a change of the member's role made after the token was issued. */
   async effective(principal: KaduPrincipal, issuedAt: number | undefined): Promise<KaduPrincipal> {
-    const row = await this.load(principal);
-    if (!row?.member_id || row.member_deleted_at || !row.member_role) return principal;
-    const changed =
-      row.member_updated_at &&
-      row.member_created_at &&
-      row.member_updated_at.getTime() > row.member_created_at.getTime();
-    return capToStoredRole(
-      principal,
-      { role: row.member_role, changedAt: changed ? row.member_updated_at!.getTime() : undefined },
-      issuedAt,
-    );
+    return cappedBy(await this.load(principal), principal, issuedAt);
+  }
+
+  effectiveNow(principal: KaduPrincipal, issuedAt: number | undefined): KaduPrincipal | undefined {
+    const cached = this.rows.get(keyOf(principal.org, principal.subject));
+    return cached === undefined ? undefined : cappedBy(cached ?? undefined, principal, issuedAt);
   }
 
   /**
@@ -180,6 +175,18 @@ export class OrgContextService implements MembershipCheck, OnModuleInit, OnModul
       );
     });
   }
+}
+
+/** The principal as the member's stored row allows it (capToStoredRole). */
+function cappedBy(row: Row | undefined, principal: KaduPrincipal, issuedAt: number | undefined): KaduPrincipal {
+  if (!row?.member_id || row.member_deleted_at || !row.member_role) return principal;
+  const changed =
+    row.member_updated_at && row.member_created_at && row.member_updated_at.getTime() > row.member_created_at.getTime();
+  return capToStoredRole(
+    principal,
+    { role: row.member_role, changedAt: changed ? row.member_updated_at!.getTime() : undefined },
+    issuedAt,
+  );
 }
 
 const keyOf = (orgSlug: string, email: string): string => `${orgSlug}\n${email}`;

@@ -6,6 +6,7 @@ import { DATABASE, type Database } from '../../src/db/database.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { ERAS, type Era } from '../support/kadu-client.js';
 import { JwksServer } from '../support/jwks-server.js';
+import { oneConnection } from '../support/one-connection.js';
 
 /**
  * The production token path (libs/mcp/docs/security.md §Authentication), end to end: Kadu configured with
@@ -183,6 +184,52 @@ describe.each(ERAS)('production tokens, %s era', (era) => {
       expectAccepted(await mcp(kadu, newToken, era));
       expect(jwks.fetches).toBe(fetched + 1);
       expectRefused(await mcp(kadu, oldToken, era), /signature is not valid/, era);
+    });
+  });
+
+  describe('a rotated key, on a kept-alive connection', () => {
+    const jwks = new JwksServer();
+    let kadu: KaduTestApp;
+    let spy: MockInstance | undefined;
+    beforeAll(async () => {
+      await jwks.addKey('old');
+      await jwks.start();
+      kadu = await production(jwks);
+    });
+    afterAll(async () => {
+      spy?.mockRestore();
+      await kadu.close();
+      await jwks.stop();
+    });
+
+    it('a withdrawn key stops opening the door on the connection that used it, once another request refreshed the key set', async () => {
+      const aud = kadu.config.mcpAudience;
+      const oldToken = await jwks.sign('old', aud);
+      const kept = await oneConnection(kadu.server);
+      const other = await oneConnection(kadu.server);
+      const send = (conn: typeof kept, token: string) => {
+        const r =
+          era === '2026' ? modernRequest('tools/list', {}, { id: 'p' }) : legacyRequest('tools/list', {}, { id: 'p' });
+        return conn.send('POST', '/mcp', { ...r.headers, authorization: `Bearer ${token}` }, r.body);
+      };
+      try {
+        expect((await send(kept, oldToken)).status).toBe(200);
+        expect((await send(kept, oldToken)).status).toBe(200);
+        await jwks.addKey('new');
+        jwks.unpublish('old');
+        const real = Date.now.bind(Date);
+        spy = vi.spyOn(Date, 'now').mockImplementation(() => real() + 31_000);
+        const fetched = jwks.fetches;
+        // Another client's token under the new key makes the verifier fetch the key set again.
+        expect((await send(other, await jwks.sign('new', aud))).status).toBe(200);
+        expect(jwks.fetches).toBe(fetched + 1);
+        const refused = await send(kept, oldToken);
+        expect(refused.status, refused.text).toBe(401);
+        expect(refused.body.error_description).toMatch(/signature is not valid/);
+      } finally {
+        kept.close();
+        other.close();
+      }
     });
   });
 

@@ -37,6 +37,7 @@ import { VisibleLists } from './dispatch/visible-lists.js';
 import { McpEntryMiddleware } from './http/entry.middleware.js';
 import { HostBodyParsers } from './http/host-body-parsers.js';
 import { McpExceptionFilter } from './http/mcp-exception.filter.js';
+import { EndpointRoutes } from './http/endpoint-routes.js';
 import { createMcpController } from './http/mcp.controller.js';
 import { createProtectedResourceController } from './http/protected-resource.controller.js';
 import { LADDER_GUARDS } from './guards/ladder.js';
@@ -95,6 +96,7 @@ const PROVIDERS = [
   McpLadderGuard,
   McpExceptionFilter,
   HostBodyParsers,
+  EndpointRoutes,
 ];
 
 /**

@@ -33,32 +33,49 @@ export class RateLimitGuard implements CanActivate, LadderCheck {
   check(req: Request, res: Response): Promise<void> | undefined {
     // No budget configured: nothing to wait for, so the ladder's pass goes on in the same tick.
     if (!this.limits.enabled('general') && !this.limits.enabled('writes')) return undefined;
+    // Budgets kept in this process answer at once: no promise, no span context to carry (no store commands).
+    if (this.limits.answersAtOnce('general', 'writes')) {
+      this.spendNow(req, res);
+      return undefined;
+    }
     const exchange = exchangeOf(req);
     // Inside the request's span: the store's commands (Redis) are its children.
     return this.telemetry.run(exchange, () => this.spend(req, res));
   }
 
   private async spend(req: Request, res: Response): Promise<void> {
-    const { message } = exchangeOf(req);
-    if (!message) throw new Error('RateLimitGuard runs after McpTransportGuard');
-    const id = message.id ?? null;
-    const principal = this.config.principalOf(req);
-    const key = principal ? this.config.principalKey(principal) : `address:${req.ip ?? 'unknown'}`;
+    const { id, key, write } = this.spending(req);
     try {
-      const general = await this.limits.consume('general', key);
-      this.applyVerdict(res, general, id);
-      if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
-        const tool = this.tools.get(message.params.name);
-        if (tool && !tool.annotations.readOnlyHint)
-          this.applyVerdict(res, await this.limits.consume('writes', key), id);
-      } else if (message.method === 'tasks/update' || message.method === 'tasks/cancel') {
-        // They change a task (answers, cancellation) like a write tool does.
-        this.applyVerdict(res, await this.limits.consume('writes', key), id);
-      }
+      this.applyVerdict(res, await this.limits.consume('general', key), id);
+      if (write) this.applyVerdict(res, await this.limits.consume('writes', key), id);
     } catch (error) {
       if (error instanceof StoreUnavailable) throw new McpRejectionError(serviceUnavailable(id, 5, error.store));
       throw error;
     }
+  }
+
+  /** spend() with budgets that answer at once (RateLimits.answersAtOnce): the same verdicts, in this tick. */
+  private spendNow(req: Request, res: Response): void {
+    const { id, key, write } = this.spending(req);
+    this.applyVerdict(res, this.limits.consumeNow('general', key), id);
+    if (write) this.applyVerdict(res, this.limits.consumeNow('writes', key), id);
+  }
+
+  /** Whose budgets the request spends, and whether it spends the write budget too. */
+  private spending(req: Request): { id: JsonRpcId | null; key: string; write: boolean } {
+    const { message } = exchangeOf(req);
+    if (!message) throw new Error('RateLimitGuard runs after McpTransportGuard');
+    const principal = this.config.principalOf(req);
+    const key = principal ? this.config.principalKey(principal) : `address:${req.ip ?? 'unknown'}`;
+    let write = false;
+    if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
+      const tool = this.tools.get(message.params.name);
+      write = tool !== undefined && !tool.annotations.readOnlyHint;
+    } else if (message.method === 'tasks/update' || message.method === 'tasks/cancel') {
+      // They change a task (answers, cancellation) like a write tool does.
+      write = true;
+    }
+    return { id: message.id ?? null, key, write };
   }
 
   private applyVerdict(res: Response, verdict: RateVerdict | undefined, id: JsonRpcId | null): void {

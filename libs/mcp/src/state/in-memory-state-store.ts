@@ -1,5 +1,5 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { McpRateLimiter, McpStateStore } from './mcp-state-store.js';
+import { ProcessBudget } from './process-budget.js';
 
 interface Entry {
   value: string;
@@ -10,6 +10,7 @@ interface Entry {
 export class InMemoryStateStore implements McpStateStore {
   private readonly entries = new Map<string, Entry>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly budgets: ProcessBudget[] = [];
 
   constructor(private readonly now: () => number = Date.now) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
@@ -52,13 +53,17 @@ export class InMemoryStateStore implements McpStateStore {
   }
 
   limiter(name: string, points: number, durationSec: number): McpRateLimiter {
-    return new RateLimiterMemory({ keyPrefix: name, points, duration: durationSec });
+    // RateLimiterMemory's answers without its Promise per spend (process-budget.ts); one per name, as before.
+    const budget = new ProcessBudget(points, durationSec);
+    this.budgets.push(budget);
+    return budget;
   }
 
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    for (const budget of this.budgets) budget.close();
   }
 
   private live(key: string): Entry | undefined {

@@ -4,6 +4,11 @@ import type { RateLimiterRes } from 'rate-limiter-flexible';
 export interface McpRateLimiter {
   consume(key: string, points?: number): Promise<RateLimiterRes>;
   get(key: string): Promise<RateLimiterRes | null>;
+  /**
+   * The same spend answered in the same tick, for a limiter whose counters live in this process
+   * (ProcessBudget); absent when the answer must wait for a store (Redis).
+   */
+  consumeNow?(key: string, points?: number): { allowed: boolean; res: RateLimiterRes };
 }
 
 /**

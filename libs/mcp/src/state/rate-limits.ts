@@ -60,6 +60,23 @@ export class RateLimits {
     }
   }
 
+  /** Whether every configured budget among `names` answers in the same tick (consumeNow). */
+  answersAtOnce(...names: BudgetName[]): boolean {
+    return names.every((name) => {
+      const entry = this.limiters.get(name);
+      return !entry || entry.limiter.consumeNow !== undefined;
+    });
+  }
+
+  /** consume() answered in the same tick; only where answersAtOnce(name) says so. */
+  consumeNow(name: BudgetName, key: string, points = 1): RateVerdict | undefined {
+    const entry = this.limiters.get(name);
+    if (!entry) return undefined;
+    const spent = entry.limiter.consumeNow!(key, points);
+    if (!spent.allowed) for (const listener of this.refusalListeners) listener(name);
+    return verdict(entry.budget, spent.res, spent.allowed);
+  }
+
   /** Whether the budget still has room, without spending it. */
   async peek(name: BudgetName, key: string): Promise<RateVerdict | undefined> {
     const entry = this.limiters.get(name);
