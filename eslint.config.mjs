@@ -40,6 +40,12 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS scripts (the production bundle's loader, scripts/bundle-loader.cjs): require is their import.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Issue 34: no coercion of a value typed unknown/any (request params, headers, caught errors) in
     // the product's sources: a client can make String(x) or `${x}` throw. The rule reads types, so
     // these files are linted with the TypeScript program (the nearest tsconfig.json of each file).

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_ENTRY } from '../scripts/app-entry.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
@@ -37,7 +38,7 @@ const token = (aud) =>
     ['dist/src/cli/token.js', '--org', 'acme', '--user', 'ana@acme.test', '--role', 'owner', '--aud', aud],
     { cwd: root, env, encoding: 'utf8' },
   ).stdout.trim();
-const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [APP_ENTRY], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((resolve, reject) => {
   let out = '';
   child.stdout.on('data', (c) => {

@@ -4,23 +4,35 @@
 // and what a newcomer's first `npm start` pays. Run alone with `node bench/startup.mjs [--quick]`,
 // or as part of `npm run bench` (bench/run.mjs), which adds its targets to the others.
 //
-// The process is the real entry point, `dist/src/main.js`, as `npm start` runs it (its start-up
-// checks, its logger), not a fixture. Each start is a new process; the embedded topology is
+// The process is the real entry point, the production bundle (scripts/app-entry.mjs), as `npm
+// start` runs it (its start-up checks, its logger), not a fixture; a checkout built before the
+// bundle (`--against`) runs its `dist/src/main.js`. It runs on one core (taskset -c 0, when there
+// is more than one: the load generator and this script use the other), so a start on a machine
+// shared with other work is timed as the same amount of work. Each start is a new process; the embedded topology is
 // measured twice: a first start (an empty DATA_DIR: the database is created) and restarts (the
 // same DATA_DIR again). The distributed replicas share a schema the first of them migrated.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuMs, median, rssMb, sleep, stop } from './helpers.mjs';
+import { APP_ENTRY } from '../scripts/app-entry.mjs';
+import { cpuMs, median, pinLoadGenerator, rssMb, sleep, stop } from './helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const POLL_MS = 10;
+const PINNED =
+  availableParallelism() > 1 && spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).status === 0;
+
+/** `node <entry>` of a built checkout, on core 0 when pinned. */
+function appCommand(build) {
+  const entry = join(build, existsSync(join(build, APP_ENTRY)) ? APP_ENTRY : 'dist/src/main.js');
+  return PINNED ? ['taskset', ['-c', '0', process.execPath, entry]] : [process.execPath, [entry]];
+}
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -50,7 +62,8 @@ const readyStatus = (port) =>
 async function startOnce(env, build = root, attempts = 3) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [join(build, 'dist/src/main.js')], {
+  const [command, args] = appCommand(build);
+  const child = spawn(command, args, {
     cwd: build,
     env: { ...process.env, NODE_ENV: 'development', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -192,7 +205,7 @@ export async function runStartup({ quick, distributed, against }) {
   const settleMs = quick ? 1000 : 2000;
   const builds = [{ name: 'this', root }, ...(against ? [{ name: 'against', root: against }] : [])];
   console.log(
-    `startup: ${runs} starts per topology (dist/src/main.js, to /health/ready 200), RSS ${settleMs} ms after ready and after ${calls} MCP calls${against ? `; alternating with ${against}` : ''}`,
+    `startup: ${runs} starts per topology (${APP_ENTRY}${PINNED ? ' on core 0' : ''}, to /health/ready 200), RSS ${settleMs} ms after ready and after ${calls} MCP calls${against ? `; alternating with ${against}` : ''}`,
   );
   const values = {};
   const raw = {};
@@ -282,6 +295,7 @@ export const STARTUP_TARGETS = {
 };
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  pinLoadGenerator(); // this script and its load on core 1, the app on core 0
   const { benchDistributed, dropDistributed } = await import('./distributed-fixture.mjs');
   const distributed = await benchDistributed();
   try {

@@ -7,6 +7,7 @@ import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream';
+import { APP_ENTRY } from './app-entry.mjs';
 
 const listen = (server) =>
   new Promise((resolve, reject) => {
@@ -41,7 +42,7 @@ export async function startKaduTarget(root) {
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   delete env.OAUTH_JWKS_URL;
-  const kadu = spawn(process.execPath, ['dist/src/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const kadu = spawn(process.execPath, [APP_ENTRY], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     let out = '';
     kadu.stdout.on('data', (chunk) => {

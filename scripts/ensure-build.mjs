@@ -3,9 +3,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { APP_ENTRY } from './app-entry.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const built = join(root, 'dist/src/main.js');
+const built = join(root, APP_ENTRY);
 
 function newest(dir) {
   let latest = 0;

@@ -198,6 +198,9 @@ export const MIGRATION_TIMEOUT_MS = 60_000;
 
 const LOCK_SCHEMA = `select pg_advisory_xact_lock(${MIGRATION_LOCK}, hashtext(coalesce(current_schema(), '')))`;
 
+/** The newest migration's id: what a migrated database's schema_migrations ends with (the build's template records it). */
+export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]!.id;
+
 export async function migrate(db: Database): Promise<number> {
   const options = { timeoutMs: MIGRATION_TIMEOUT_MS };
   await db.transaction(async (tx) => {

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { prepareDataDir, TEMPLATE_MARKER } from './pglite-data-dir.js';
+import { LATEST_MIGRATION, migrate } from './migrations.js';
+import { prepareDataDir, readTemplateMarker, TEMPLATE_MARKER, writeTemplate } from './pglite-data-dir.js';
 import { PgliteDatabase } from './pglite-database.js';
 
 const pgliteVersion = (
@@ -69,6 +70,26 @@ describe('the embedded database folder, before PGlite opens it', () => {
       await db.close();
     }
     expect(readdirSync(root).sort()).toEqual(['db', 'template']);
+  }, 120_000);
+
+  it("the build's template holds the migrated database: a first start copies it and has no migration left to apply", async () => {
+    const built = join(root, 'built');
+    // As scripts/pglite-template.mjs makes it.
+    await writeTemplate(built, async (dir) => {
+      const db = await PgliteDatabase.open(dir);
+      await migrate(db).finally(() => db.close());
+      return LATEST_MIGRATION;
+    });
+    expect(readTemplateMarker(built)).toEqual({ pglite: pgliteVersion, migration: LATEST_MIGRATION });
+    const dir = join(root, 'db');
+    expect(await prepareDataDir(dir, built)).toBe('template');
+    const db = await PgliteDatabase.open(dir);
+    try {
+      expect(await migrate(db)).toBe(0);
+      expect(await db.query('select count(*)::int as n from organizations')).toEqual([{ n: 0 }]);
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 
   it('a copy that fails leaves no half-made folder behind and says why', async () => {

@@ -23,7 +23,8 @@ import { promisify } from 'node:util';
  * (V8 returns it only after a full collection nobody triggers). Here a new folder is, in order:
  *
  * - a copy of the data folder `npm run build` made (dist/pglite-template, scripts/pglite-template.mjs)
- *   with this version of PGlite — a directory copy, tens of milliseconds;
+ *   with this version of PGlite, migrations applied — a directory copy, tens of milliseconds, after
+ *   which the start's own `migrate` finds nothing to do (or applies what is newer than the template);
  * - else (a checkout run from source, or node_modules upgraded since the build) made by PGlite in a
  *   child process, whose memory goes with it when it exits.
  *
@@ -35,7 +36,8 @@ export const TEMPLATE_MARKER = 'kadu-pglite-template.json';
 
 const requireHere = createRequire(import.meta.url);
 const pgliteEntry = (): string => requireHere.resolve('@electric-sql/pglite');
-const pgliteVersion = (): string =>
+/** The installed PGlite's version: a template made by another is not used. */
+export const pgliteVersion = (): string =>
   (JSON.parse(readFileSync(join(dirname(pgliteEntry()), '..', 'package.json'), 'utf8')) as { version: string }).version;
 
 export type DataDirOrigin = 'existing' | 'template' | 'created';
@@ -64,13 +66,9 @@ export async function prepareDataDir(dir: string, template = TEMPLATE): Promise<
   return origin;
 }
 
+/** A template of another PGlite version is not used; one of older migrations is (the start migrates the rest). */
 function templateMatches(template: string): boolean {
-  try {
-    const marker = JSON.parse(readFileSync(join(template, TEMPLATE_MARKER), 'utf8')) as { pglite?: string };
-    return marker.pglite === pgliteVersion() && existsSync(join(template, 'PG_VERSION'));
-  } catch {
-    return false;
-  }
+  return readTemplateMarker(template)?.pglite === pgliteVersion() && existsSync(join(template, 'PG_VERSION'));
 }
 
 // PGlite's CommonJS entry in a bare `node -e`: nothing of the app is loaded in the child.
@@ -84,9 +82,29 @@ export async function createDataDir(dir: string): Promise<void> {
   await promisify(execFile)(process.execPath, ['-e', CREATE, pgliteEntry(), dir], { maxBuffer: 1 << 20 });
 }
 
-/** The build's template: a data folder PGlite made, and the version that made it. */
-export async function writeTemplate(template: string): Promise<void> {
+/** What the build's template records: the PGlite version that made it, the last migration applied. */
+export interface TemplateMarker {
+  readonly pglite: string;
+  readonly migration?: number;
+}
+
+/**
+ * The build's template: a data folder PGlite made, then `migrate` (given by the build, which runs
+ * the app's migrations on it: an embedded first start then skips them), and the marker.
+ */
+export async function writeTemplate(template: string, migrate?: (dir: string) => Promise<number>): Promise<void> {
   rmSync(template, { recursive: true, force: true });
   await createDataDir(template);
-  writeFileSync(join(template, TEMPLATE_MARKER), JSON.stringify({ pglite: pgliteVersion() }));
+  const migration = migrate ? await migrate(template) : undefined;
+  const marker: TemplateMarker = { pglite: pgliteVersion(), ...(migration ? { migration } : {}) };
+  writeFileSync(join(template, TEMPLATE_MARKER), JSON.stringify(marker));
+}
+
+/** The marker of a template folder, or undefined when it has none. */
+export function readTemplateMarker(template: string): TemplateMarker | undefined {
+  try {
+    return JSON.parse(readFileSync(join(template, TEMPLATE_MARKER), 'utf8')) as TemplateMarker;
+  } catch {
+    return undefined;
+  }
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
+import { APP_ENTRY } from '../../scripts/app-entry.mjs';
 import { loadConfig } from '../../src/config/app-config.js';
 import { launchChromium } from '../support/browser.js';
 import { chromium, requires } from '../support/infrastructure.js';
@@ -46,7 +47,7 @@ describe('when the development authorization server runs', () => {
   it('the app refuses to start in production with it, saying why', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-prod-'));
     const { NODE_OPTIONS: _n, ...inherited } = process.env;
-    const run = spawnSync(process.execPath, ['dist/src/main.js'], {
+    const run = spawnSync(process.execPath, [APP_ENTRY], {
       env: {
         ...inherited,
         NODE_ENV: 'production',

@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { APP_ENTRY } from '../../scripts/app-entry.mjs';
 
 const root = join(import.meta.dirname, '..', '..');
-const MAIN = join(root, 'dist', 'src', 'main.js');
+const MAIN = join(root, APP_ENTRY);
 
 function newest(dir: string): number {
   let latest = 0;
@@ -14,7 +15,7 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** These tests run the built app as an operator does (`node dist/src/main.js`): build it when missing or older than its sources. */
+/** These tests run the built app as an operator does (`npm start`: the production bundle): build it when missing or older than its sources. */
 export function ensureBuilt(): void {
   let built = 0;
   try {

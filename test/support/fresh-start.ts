@@ -5,7 +5,7 @@ import { seedEmbeddedDatabase } from './kadu-app.js';
 import { freePort, Replica } from './replicas.js';
 
 /**
- * `npm start` on a fresh machine: the built app (`node dist/src/main.js`, what `npm start` runs
+ * `npm start` on a fresh machine: the built app (`node dist/kadu/kadu.cjs`, what `npm start` runs
  * after building) in an empty data folder, on its embedded defaults, as a separate process.
  */
 export class FreshStart {

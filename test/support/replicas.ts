@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { APP_ENTRY } from '../../scripts/app-entry.mjs';
 import { startRedisCluster, startRedisSentinel } from '../../scripts/redis-topologies.mjs';
 import { loadOrCreateDevKey } from '../../src/auth/dev-signing-key.js';
 import { type DevTokenRequest, issueDevToken } from '../../src/auth/dev-token.js';
@@ -38,7 +39,7 @@ export class Replica {
   }
 
   start(env: Record<string, string>): void {
-    const child = spawn(process.execPath, [join(ROOT, 'dist/src/main.js')], {
+    const child = spawn(process.execPath, [join(ROOT, APP_ENTRY)], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

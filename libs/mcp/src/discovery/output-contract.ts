@@ -36,29 +36,39 @@ export function outputDtoOf(explicit: Type | undefined, method: object): Type | 
   return undefined;
 }
 
-// One compiler for the app: schemas are compiled once, at bootstrap. `strict: false` because
+// One compiler for the app, made on the first check. `strict: false` because
 // class-validator-jsonschema emits keywords Ajv's strict mode does not know (e.g. format names).
 let compiler: Ajv2020 | undefined;
 
-/** The contract of a DTO (same converter as input schemas, open to extra fields) or of a raw schema. */
+/**
+ * The contract of a DTO (same converter as input schemas, open to extra fields) or of a raw schema.
+ * Built on first use, then kept (issue 32, start-up): converting every tool's output DTO and
+ * compiling its check cost a replica's start-up work that `tools/list` and the first call of each
+ * tool can do instead, with the same answers.
+ */
 export function outputContract(
   schemas: DtoSchemaBuilder,
   dto: Type | undefined,
   raw: Schema | undefined,
   enforce: boolean,
 ): OutputContract | undefined {
-  const schema = raw ?? (dto ? schemas.build(dto) : undefined);
-  if (!schema) return undefined;
-  const source = raw || !dto ? {} : { dto };
-  if (!enforce) return { schema, ...source, check: () => undefined };
-  compiler ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-  const validate: ValidateFunction = compiler.compile(schema);
+  if (!raw && !dto) return undefined;
+  let schema: Schema | undefined;
+  let validate: ValidateFunction | undefined;
+  const schemaOnce = (): Schema => (schema ??= raw ?? schemas.build(dto!));
   return {
-    schema,
-    ...source,
-    check: (value) => {
-      if (validate(value)) return undefined;
-      return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
+    get schema() {
+      return schemaOnce();
     },
+    ...(raw ? {} : { dto }),
+    check: enforce
+      ? (value) => {
+          validate ??= (compiler ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false })).compile(
+            schemaOnce(),
+          );
+          if (validate(value)) return undefined;
+          return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
+        }
+      : () => undefined,
   };
 }

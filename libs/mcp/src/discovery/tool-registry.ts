@@ -26,7 +26,7 @@ export interface RegisteredTool extends MethodBinding {
   readonly scopes: readonly string[];
   readonly roles: readonly string[];
   readonly annotations: ToolAnnotations;
-  /** The `tools/list` entry, built once (with `_meta.ui` when the tool has an app). */
+  /** The `tools/list` entry, built once, on first use (with `_meta.ui` when the tool has an app). */
   readonly listing: Readonly<Record<string, unknown>>;
   /** The entry for a client that does not render apps: the same tool without the UI metadata. */
   readonly plainListing: Readonly<Record<string, unknown>>;
@@ -128,23 +128,31 @@ export class McpToolRegistry implements OnModuleInit {
       idempotentHint: given.idempotentHint ?? d.idempotentHint,
       openWorldHint: given.openWorldHint ?? d.openWorldHint,
     };
-    const listing: Record<string, unknown> = {
-      name: options.name,
-      ...(title ? { title } : {}),
-      description: options.description,
-      inputSchema: binding.inputSchema,
-      ...(output ? { outputSchema: output.schema } : {}),
-      annotations,
-    };
     const ui = options.ui === undefined ? undefined : toolUiMeta(options.ui);
+    // Built on the first `tools/list`, then kept: the output schema is made on first use (output-contract.ts).
+    let listing: Record<string, unknown> | undefined;
+    const plainListing = (): Record<string, unknown> =>
+      (listing ??= {
+        name: options.name,
+        ...(title ? { title } : {}),
+        description: options.description,
+        inputSchema: binding.inputSchema,
+        ...(output ? { outputSchema: output.schema } : {}),
+        annotations,
+      });
+    let uiListing: Record<string, unknown> | undefined;
     return {
       ...binding,
       name: options.name,
       scopes: [...(options.scopes ?? [])],
       roles: [...(options.roles ?? [])],
       annotations,
-      listing: ui ? { ...listing, _meta: ui.meta } : listing,
-      plainListing: listing,
+      get listing() {
+        return ui ? (uiListing ??= { ...plainListing(), _meta: ui.meta }) : plainListing();
+      },
+      get plainListing() {
+        return plainListing();
+      },
       ...(ui ? { uiResource: ui.resourceUri } : {}),
       ...(options.resourceLinks ? { resourceLinks: options.resourceLinks } : {}),
       ...(options.task ? { task: options.task } : {}),

@@ -1,0 +1,2 @@
+/** The app's process entry, relative to the repository: what `npm start` runs. */
+export declare const APP_ENTRY: string;

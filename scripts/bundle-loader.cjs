@@ -1,0 +1,49 @@
+'use strict';
+// dist/kadu/kadu.cjs, the production bundle's loader (scripts/bundle.mjs writes it here, with the bundle's
+// hash in the cache file's name): runs dist/kadu/main.cjs as Node would require it, with V8's
+// compiled code kept between starts. Node 20 has no `module.enableCompileCache` (Node 22.1), so the
+// bundle is compiled through `vm.Script` with `cachedData`: after the first start has listened, the
+// code V8 compiled by then (the lazily compiled functions too) is saved beside the bundle, and
+// later starts skip that compilation (docs/operators/operating.md §"The production bundle").
+const { readFileSync, renameSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const { join } = require('node:path');
+const { setFlagsFromString } = require('node:v8');
+const vm = require('node:vm');
+
+// V8 accepts cached code only under the flags it was made with: the app turns allocation-site
+// pretenuring off before it listens (src/lifecycle/gc-tuning.ts), when the code is saved, so the
+// same flag is set here before the bundle is compiled (it has the same effect this early).
+setFlagsFromString('--no-allocation-site-pretenuring');
+
+const file = join(__dirname, 'main.cjs');
+// Named by the bundle's hash: a rebuilt bundle never meets the code compiled for another.
+const cacheFile = join(__dirname, 'main-__BUNDLE_HASH__.v8cache');
+
+let cachedData;
+try {
+  cachedData = readFileSync(cacheFile);
+} catch {
+  // none yet: this start makes it
+}
+const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+  filename: file,
+  cachedData,
+});
+const bundle = new Module(file, module);
+bundle.filename = file;
+bundle.paths = Module._nodeModulePaths(__dirname);
+bundle.loaded = true;
+const run = script.runInThisContext();
+run.call(bundle.exports, bundle.exports, Module.createRequire(file), bundle, file, __dirname);
+
+if (!cachedData || script.cachedDataRejected)
+  bundle.exports.started.then(() => {
+    try {
+      const staging = `${cacheFile}.${process.pid}`;
+      writeFileSync(staging, script.createCachedData());
+      renameSync(staging, cacheFile);
+    } catch {
+      // A read-only dist/: every start compiles, as the unbundled build does.
+    }
+  });

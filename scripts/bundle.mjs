@@ -1,0 +1,89 @@
+// Part of `npm run build`, after `nest build`: the production bundle, dist/kadu (issue 32, start-up;
+// docs/operators/operating.md §"The production bundle"). esbuild joins the compiled app (dist/src,
+// whose decorator metadata tsc emitted) and the dependencies that bundle cleanly into one CommonJS
+// file, dist/kadu/main.cjs: a start then reads one file instead of resolving and compiling ~1 300
+// modules. dist/kadu/kadu.cjs (scripts/bundle-loader.cjs) runs it with V8's code cache.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist/kadu');
+
+/**
+ * Left to node_modules, loaded as before: PGlite (its WASM and data files beside it), what the
+ * OpenTelemetry SDK instruments or hooks (ioredis; the SDK itself, loaded only when telemetry is
+ * on), and the packages Nest loads only when installed (`loadPackage`: absent here, they throw as
+ * they would unbundled, and Nest takes the other path).
+ */
+const EXTERNAL = [
+  '@electric-sql/pglite',
+  'ioredis',
+  '@opentelemetry/*',
+  'import-in-the-middle',
+  'require-in-the-middle',
+  '@nestjs/microservices',
+  '@nestjs/microservices/*',
+  '@nestjs/websockets',
+  '@nestjs/websockets/*',
+  '@fastify/*',
+  'class-transformer/storage',
+];
+
+/**
+ * `import.meta.url` in a bundled file is the URL of the file it came from (relative to the bundle,
+ * so the folder can move): paths found from it (the PGlite template, swagger-ui's assets,
+ * `createRequire`) are found as in the unbundled build.
+ */
+const URL_OF = '__kaduBundledFileUrl';
+// At the bundle's top, where `require` is Node's (a module may name its own `require`).
+const BANNER = `var ${URL_OF} = (path) => require('node:url').pathToFileURL(require('node:path').join(__dirname, path)).href;`;
+const importMetaUrl = {
+  name: 'import-meta-url',
+  setup(build) {
+    build.onLoad({ filter: /\.(c|m)?js$/ }, (args) => {
+      const contents = readFileSync(args.path, 'utf8');
+      if (!contents.includes('import.meta.url')) return undefined;
+      const from = JSON.stringify(relative(out, args.path));
+      return { contents: contents.replaceAll('import.meta.url', `${URL_OF}(${from})`), loader: 'js' };
+    });
+  },
+};
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const result = await build({
+  entryPoints: [join(root, 'dist/src/bundle/entry.js')],
+  outfile: join(out, 'main.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: EXTERNAL,
+  keepNames: true,
+  // `import()` as `require`: the bundle runs in a `vm.Script` (the loader's code cache), where
+  // `import()` needs an experimental option; what it still imports (Node's own modules, the
+  // optional packages Nest tries) is CommonJS or loads through require(esm) (Node ≥ 20.19).
+  supported: { 'dynamic-import': false },
+  // Whitespace and syntax only (names stay: Nest and the OpenAPI document read class names): V8
+  // keeps a script's source in memory, and the bundle's is read whole.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  // The compiled files only: no tsconfig `paths` (tsconfig.json maps @kobana/nest-mcp to its sources).
+  tsconfigRaw: {},
+  plugins: [importMetaUrl],
+  logLevel: 'warning',
+  legalComments: 'none',
+  banner: { js: BANNER },
+  metafile: true,
+});
+const bundle = readFileSync(join(out, 'main.cjs'));
+const hash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+writeFileSync(
+  join(out, 'kadu.cjs'),
+  readFileSync(join(root, 'scripts/bundle-loader.cjs'), 'utf8').replaceAll('__BUNDLE_HASH__', hash),
+);
+const inputs = Object.keys(result.metafile.inputs).length;
+console.log(`dist/kadu/main.cjs: ${inputs} modules, ${(bundle.length / 1e6).toFixed(1)} MB`);

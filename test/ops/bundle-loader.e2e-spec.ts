@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * The production bundle's loader (scripts/bundle-loader.cjs, which the build writes as
+ * dist/kadu/kadu.cjs): it runs dist/kadu/main.cjs and keeps V8's compiled code between starts
+ * (docs/operators/operating.md, "The production bundle"). Here with a small bundle of the same
+ * shape: it exports `started`, a promise of the app listening.
+ */
+describe('the production bundle loader', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kadu-loader-'));
+    copyFileSync(join(root, 'scripts', 'bundle-loader.cjs'), join(dir, 'kadu.cjs'));
+    writeFileSync(
+      join(dir, 'main.cjs'),
+      `const { hostname } = require('node:os');
+       const answer = (n) => n * 2;
+       const { sep } = require('node:path');
+       exports.started = Promise.resolve().then(() => {
+         process.stdout.write(JSON.stringify({ answer: answer(21), sep, dirname: __dirname, host: typeof hostname() }));
+       });`,
+    );
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const start = () => spawnSync(process.execPath, [join(dir, 'kadu.cjs')], { encoding: 'utf8', timeout: 30_000 });
+  const caches = () => readdirSync(dir).filter((name) => name.endsWith('.v8cache'));
+
+  it('runs the bundle as Node requires a file (its require and __dirname), warning nothing', () => {
+    const run = start();
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ answer: 42, sep: '/', dirname: dir, host: 'string' });
+  });
+
+  it('saves the compiled code once the app has started, and the next start uses it without saving again', () => {
+    expect(start().status).toBe(0);
+    expect(caches()).toHaveLength(1);
+    const saved = statSync(join(dir, caches()[0]!)).mtimeMs;
+    const again = start();
+    expect(again.status).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ answer: 42 });
+    expect(caches()).toHaveLength(1);
+    expect(statSync(join(dir, caches()[0]!)).mtimeMs).toBe(saved);
+  });
+
+  it('starts all the same where it cannot save the code', () => {
+    // Where the cache file would go, a folder: neither read nor written (as root, a read-only
+    // folder would not stop the write).
+    mkdirSync(join(dir, 'main-__BUNDLE_HASH__.v8cache'));
+    for (let i = 0; i < 2; i++) {
+      const run = start();
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ answer: 42 });
+    }
+  });
+});
