@@ -1,6 +1,7 @@
 import { Injectable, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { McpConfig } from '../mcp-config.js';
+import { endpointPaths, expressAppOf } from './endpoint-paths.js';
 
 interface RouteLayer {
   route?: { path?: unknown };
@@ -79,10 +80,7 @@ export class EndpointRoutes implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const instance: unknown = this.adapterHost.httpAdapter?.getInstance?.();
-    if (typeof instance !== 'function') return; // not Express (or no HTTP server)
-    const prefix = (this.appConfig?.getGlobalPrefix() ?? '').replace(/^\/+|\/+$/g, '');
-    const path = `/${this.config.path}`;
-    hoistEndpointRoutes(instance, prefix ? [path, `/${prefix}${path}`] : [path]);
+    const app = expressAppOf(this.adapterHost);
+    if (app) hoistEndpointRoutes(app, endpointPaths(this.config.path, this.appConfig));
   }
 }

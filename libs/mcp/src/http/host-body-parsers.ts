@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { McpConfig } from '../mcp-config.js';
+import { endpointPaths, expressAppOf } from './endpoint-paths.js';
 
 /**
  * The names body-parser gives its middleware (body-parser 1 and 2, so Express 4 and 5): what
@@ -78,13 +79,10 @@ export class HostBodyParsers implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const instance: unknown = this.adapterHost.httpAdapter?.getInstance?.();
-    if (typeof instance !== 'function') return; // not Express (or no HTTP server): nothing installed a body-parser
-    const prefix = this.appConfig?.getGlobalPrefix() ?? '';
-    const paths = prefix
-      ? [this.config.path, `${prefix.replace(/^\/+|\/+$/g, '')}/${this.config.path}`]
-      : [this.config.path];
-    const exempted = exemptEndpointFromBodyParsers(instance, pathMatcher(paths));
+    // Not Express (or no HTTP server): nothing installed a body-parser.
+    const app = expressAppOf(this.adapterHost);
+    if (!app) return;
+    const exempted = exemptEndpointFromBodyParsers(app, pathMatcher(endpointPaths(this.config.path, this.appConfig)));
     if (exempted > 0)
       this.logger.debug(
         `${exempted} body-parser(s) of the app skip /${this.config.path}: the endpoint reads its own body`,
