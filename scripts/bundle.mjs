@@ -79,7 +79,21 @@ const result = await build({
   banner: { js: BANNER },
   metafile: true,
 });
-const bundle = readFileSync(join(out, 'main.cjs'));
+// One byte per character: esbuild escapes what is not ASCII in strings, not in regular expression
+// and template literals (validator's locales, the execution app's page). One such character makes V8
+// hold the whole source as two-byte text (twice its size, in memory for the process's life) and
+// the loader's read decode it as UTF-8; each UTF-16 unit written as `\uXXXX` means the same in a
+// string, template, regular expression (with or without the `u` flag) and identifier. A backslash
+// before one would change what the escape means: the build stops instead.
+const code = readFileSync(join(out, 'main.cjs'), 'utf8');
+const ascii = code.replace(/[^\x00-\x7f]/g, (unit, at) => {
+  const raw = code.lastIndexOf('String.raw`', at);
+  if (code[at - 1] === '\\' || (raw >= 0 && !code.slice(raw + 11, at).includes('`')))
+    throw new Error(`scripts/bundle.mjs: a non-ASCII character at ${at} of main.cjs cannot be escaped`);
+  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+});
+writeFileSync(join(out, 'main.cjs'), ascii);
+const bundle = Buffer.from(ascii, 'latin1');
 const hash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
 writeFileSync(
   join(out, 'kadu.cjs'),
