@@ -15,13 +15,12 @@ const out = join(root, 'dist/kadu');
 /**
  * Left to node_modules, loaded as before: PGlite (its WASM and data files beside it), what the
  * OpenTelemetry SDK instruments or hooks (ioredis; the SDK itself, loaded only when telemetry is
- * on), and the packages Nest loads only when installed (`loadPackage`: absent here, they throw as
+ * on; the OpenTelemetry packages are external through the plugin below), and the packages Nest loads only when installed (`loadPackage`: absent here, they throw as
  * they would unbundled, and Nest takes the other path).
  */
 const EXTERNAL = [
   '@electric-sql/pglite',
   'ioredis',
-  '@opentelemetry/*',
   'import-in-the-middle',
   'require-in-the-middle',
   '@nestjs/microservices',
@@ -31,6 +30,21 @@ const EXTERNAL = [
   '@fastify/*',
   'class-transformer/storage',
 ];
+
+/**
+ * The OpenTelemetry packages stay in node_modules, but for its API (`@opentelemetry/api`, ~45
+ * files loaded on every start, telemetry on or off): a bundled copy meets the SDK's through the
+ * global registry the API keeps for this case (one `Symbol.for` key per major version), so the
+ * providers, context manager and propagator the SDK registers are the ones the app's code uses.
+ */
+const opentelemetry = {
+  name: 'opentelemetry-external',
+  setup(build) {
+    build.onResolve({ filter: /^@opentelemetry\// }, (args) =>
+      args.path === '@opentelemetry/api' ? undefined : { path: args.path, external: true },
+    );
+  },
+};
 
 /**
  * `import.meta.url` in a bundled file is the URL of the file it came from (relative to the bundle,
@@ -73,7 +87,7 @@ const result = await build({
   minifySyntax: true,
   // The compiled files only: no tsconfig `paths` (tsconfig.json maps @kobana/nest-mcp to its sources).
   tsconfigRaw: {},
-  plugins: [importMetaUrl],
+  plugins: [opentelemetry, importMetaUrl],
   logLevel: 'warning',
   legalComments: 'none',
   banner: { js: BANNER },
