@@ -47,6 +47,24 @@ const opentelemetry = {
 };
 
 /**
+ * pg asks, when loaded, whether it runs in a Cloudflare Worker: without a `navigator` (Node 20 has
+ * none) it builds a `Response`, which loads Node's whole fetch implementation (undici, ~45 ms of
+ * CPU, issue 32) for an answer that is `false` on Node. The bundled pg takes that answer directly.
+ */
+const PG_CLOUDFLARE_PROBE = "typeof Response === 'function'";
+const pgStream = {
+  name: 'pg-stream-node',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const contents = readFileSync(args.path, 'utf8');
+      if (!contents.includes(PG_CLOUDFLARE_PROBE))
+        throw new Error(`scripts/bundle.mjs: ${args.path} no longer probes for Cloudflare as expected`);
+      return { contents: contents.replace(PG_CLOUDFLARE_PROBE, 'false'), loader: 'js' };
+    });
+  },
+};
+
+/**
  * `import.meta.url` in a bundled file is the URL of the file it came from (relative to the bundle,
  * so the folder can move): paths found from it (the PGlite template, swagger-ui's assets,
  * `createRequire`) are found as in the unbundled build.
@@ -87,7 +105,7 @@ const result = await build({
   minifySyntax: true,
   // The compiled files only: no tsconfig `paths` (tsconfig.json maps @kobana/nest-mcp to its sources).
   tsconfigRaw: {},
-  plugins: [opentelemetry, importMetaUrl],
+  plugins: [opentelemetry, pgStream, importMetaUrl],
   logLevel: 'warning',
   legalComments: 'none',
   banner: { js: BANNER },
