@@ -5,6 +5,7 @@
 // bundle is compiled through `vm.Script` with `cachedData`: after the first start has listened, the
 // code V8 compiled by then (the lazily compiled functions too) is saved beside the bundle, and
 // later starts skip that compilation (docs/operators/operating.md §"The production bundle").
+const { isAscii } = require('node:buffer');
 const { readFileSync, renameSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join } = require('node:path');
@@ -26,7 +27,10 @@ try {
 } catch {
   // none yet: this start makes it
 }
-const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+// The build writes the bundle in ASCII (scripts/bundle.mjs): read as Latin-1, it is one byte per
+// character in memory and needs no UTF-8 decoding; another file is read as UTF-8.
+const source = readFileSync(file);
+const script = new vm.Script(Module.wrap(source.toString(isAscii(source) ? 'latin1' : 'utf8')), {
   filename: file,
   cachedData,
 });

@@ -15,13 +15,12 @@ const out = join(root, 'dist/kadu');
 /**
  * Left to node_modules, loaded as before: PGlite (its WASM and data files beside it), what the
  * OpenTelemetry SDK instruments or hooks (ioredis; the SDK itself, loaded only when telemetry is
- * on), and the packages Nest loads only when installed (`loadPackage`: absent here, they throw as
+ * on; the OpenTelemetry packages are external through the plugin below), and the packages Nest loads only when installed (`loadPackage`: absent here, they throw as
  * they would unbundled, and Nest takes the other path).
  */
 const EXTERNAL = [
   '@electric-sql/pglite',
   'ioredis',
-  '@opentelemetry/*',
   'import-in-the-middle',
   'require-in-the-middle',
   '@nestjs/microservices',
@@ -31,6 +30,39 @@ const EXTERNAL = [
   '@fastify/*',
   'class-transformer/storage',
 ];
+
+/**
+ * The OpenTelemetry packages stay in node_modules, but for its API (`@opentelemetry/api`, ~45
+ * files loaded on every start, telemetry on or off): a bundled copy meets the SDK's through the
+ * global registry the API keeps for this case (one `Symbol.for` key per major version), so the
+ * providers, context manager and propagator the SDK registers are the ones the app's code uses.
+ */
+const opentelemetry = {
+  name: 'opentelemetry-external',
+  setup(build) {
+    build.onResolve({ filter: /^@opentelemetry\// }, (args) =>
+      args.path === '@opentelemetry/api' ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+/**
+ * pg asks, when loaded, whether it runs in a Cloudflare Worker: without a `navigator` (Node 20 has
+ * none) it builds a `Response`, which loads Node's whole fetch implementation (undici, ~45 ms of
+ * CPU, issue 32) for an answer that is `false` on Node. The bundled pg takes that answer directly.
+ */
+const PG_CLOUDFLARE_PROBE = "typeof Response === 'function'";
+const pgStream = {
+  name: 'pg-stream-node',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const contents = readFileSync(args.path, 'utf8');
+      if (!contents.includes(PG_CLOUDFLARE_PROBE))
+        throw new Error(`scripts/bundle.mjs: ${args.path} no longer probes for Cloudflare as expected`);
+      return { contents: contents.replace(PG_CLOUDFLARE_PROBE, 'false'), loader: 'js' };
+    });
+  },
+};
 
 /**
  * `import.meta.url` in a bundled file is the URL of the file it came from (relative to the bundle,
@@ -73,13 +105,27 @@ const result = await build({
   minifySyntax: true,
   // The compiled files only: no tsconfig `paths` (tsconfig.json maps @kobana/nest-mcp to its sources).
   tsconfigRaw: {},
-  plugins: [importMetaUrl],
+  plugins: [opentelemetry, pgStream, importMetaUrl],
   logLevel: 'warning',
   legalComments: 'none',
   banner: { js: BANNER },
   metafile: true,
 });
-const bundle = readFileSync(join(out, 'main.cjs'));
+// One byte per character: esbuild escapes what is not ASCII in strings, not in regular expression
+// and template literals (validator's locales, the execution app's page). One such character makes V8
+// hold the whole source as two-byte text (twice its size, in memory for the process's life) and
+// the loader's read decode it as UTF-8; each UTF-16 unit written as `\uXXXX` means the same in a
+// string, template, regular expression (with or without the `u` flag) and identifier. A backslash
+// before one would change what the escape means: the build stops instead.
+const code = readFileSync(join(out, 'main.cjs'), 'utf8');
+const ascii = code.replace(/[^\x00-\x7f]/g, (unit, at) => {
+  const raw = code.lastIndexOf('String.raw`', at);
+  if (code[at - 1] === '\\' || (raw >= 0 && !code.slice(raw + 11, at).includes('`')))
+    throw new Error(`scripts/bundle.mjs: a non-ASCII character at ${at} of main.cjs cannot be escaped`);
+  return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
+});
+writeFileSync(join(out, 'main.cjs'), ascii);
+const bundle = Buffer.from(ascii, 'latin1');
 const hash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
 writeFileSync(
   join(out, 'kadu.cjs'),

@@ -10,7 +10,7 @@ import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 import { releaseYoungGeneration } from './lifecycle/startup-heap.js';
 import { startupFailureText } from './lifecycle/startup-failure.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
-import { createRootLogger } from './logging/root-logger.js';
+import { createRootLogger, preparePrettyLogs } from './logging/root-logger.js';
 import type { Telemetry } from './telemetry/telemetry-config.js';
 
 /**
@@ -37,6 +37,7 @@ export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = proc
   ];
   if (problems.length) refuse(problems);
 
+  await preparePrettyLogs(config.logFormat);
   const logger = createRootLogger({ level: config.logLevel, format: config.logFormat });
   let app;
   try {

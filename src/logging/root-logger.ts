@@ -6,7 +6,19 @@ import type pretty from 'pino-pretty';
 // pino-pretty (30 modules, bench/RESULTS.md, issue 32) is loaded only when the format is pretty:
 // a production replica logs JSON and never needs it. It ships CommonJS; its export is the factory.
 const require = createRequire(import.meta.url);
-const loadPretty = (): typeof pretty => require('pino-pretty') as typeof pretty;
+let preloaded: typeof pretty | undefined;
+const loadPretty = (): typeof pretty => preloaded ?? (require('pino-pretty') as typeof pretty);
+
+/**
+ * Loads pino-pretty ahead of `createRootLogger` when the format is pretty, as an `import()`: the
+ * production bundle holds it (scripts/bundle.mjs; a `createRequire` call is opaque to the bundler,
+ * and ~40 files required from node_modules are compiled afresh on every start), still only for
+ * the pretty format. Without it, `createRootLogger` requires pino-pretty itself.
+ */
+export async function preparePrettyLogs(format: LoggerSettings['format']): Promise<void> {
+  if (format !== 'pretty' || preloaded) return;
+  preloaded = (await import('pino-pretty')).default;
+}
 
 export interface LoggerSettings {
   readonly level: string;

@@ -1,11 +1,8 @@
-import { createRequire } from 'node:module';
-import type { SchemaValidateFunction, ValidateFunction } from 'ajv';
+// ajv ships CommonJS; its named export is the class. A static import, so the production bundle
+// holds it (with the ajv core libs/mcp already bundles) rather than requiring ~60 files at start-up.
+import { Ajv, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import { RE2JS } from 're2js';
 import { canonicalJson } from '@kobana/nest-mcp';
-
-// ajv ships CommonJS; its default export is the class.
-const require = createRequire(import.meta.url);
-const Ajv = require('ajv') as typeof import('ajv').default;
 
 /**
  * What a tenant's JSON Schema may be (docs/operators/limits-and-security.md §Security; the byte size is checked by the DTO).

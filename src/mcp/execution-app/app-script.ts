@@ -5,6 +5,7 @@
  * `tools/call` requests the host runs as the caller, so the app holds no token and the
  * confirmation rules of kadu_executions_cancel hold as for any call (docs/kadu.md §The execution app).
  * Data is written with textContent only: step summaries and questions are data, never markup.
+ * The script is ASCII (escapes in its strings): the production bundle must be (scripts/bundle.mjs).
  */
 export const EXECUTION_APP_SCRIPT = String.raw`(() => {
   'use strict';
@@ -112,8 +113,8 @@ export const EXECUTION_APP_SCRIPT = String.raw`(() => {
     $('question-text').textContent = typeof question.text === 'string' ? question.text : 'The task asks for input.';
     for (const choice of Array.isArray(question.choices) ? question.choices : []) {
       const item = document.createElement('li');
-      const line = [choice.date, choice.description, choice.amount].filter((v) => v !== undefined).join(' · ');
-      item.textContent = 'Bank line ' + choice.bank_line + ': ' + line + ' — matches ' + (choice.candidates || []).join(', ');
+      const line = [choice.date, choice.description, choice.amount].filter((v) => v !== undefined).join(' \u00b7 ');
+      item.textContent = 'Bank line ' + choice.bank_line + ': ' + line + ' \u2014 matches ' + (choice.candidates || []).join(', ');
       list.append(item);
     }
   }
