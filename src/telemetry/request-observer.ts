@@ -9,7 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { mcpRequestSummary } from '@kobana/nest-mcp';
+import { mcpErrorType, mcpRequestSummary } from '@kobana/nest-mcp';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -34,9 +34,10 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
     const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
     const isMcp = span === undefined;
     const route = isMcp ? mcpPath : routeOf(req);
-    const mcp = isMcp ? mcpRequestSummary(req) : undefined;
+    // The MCP summary only for the access log: the metrics need its error type alone.
+    const mcp = isMcp && accessLog ? mcpRequestSummary(req) : undefined;
     const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
-    const outcome = outcomeOf(status, mcp?.errorType);
+    const outcome = outcomeOf(status, isMcp ? mcpErrorType(req) : undefined);
     const method = methodOf(req);
     // Metric labels: each bounded whatever the client sends (the route is the matched pattern).
     const http = httpLabels(method, route, status);

@@ -120,7 +120,7 @@ export class McpTelemetry {
     const links: Link[] | undefined = metaParent && ambientSpan ? [{ context: ambientSpan }] : undefined;
     const method = methodLabel(message.method);
     const span = this.tracer.startSpan(
-      target.name ? `${method} ${target.name}` : method,
+      target.spanName ?? (target.name ? `${method} ${target.name}` : method),
       {
         kind: SpanKind.SERVER,
         startTime: exchange.startedAt === undefined ? undefined : performance.timeOrigin + exchange.startedAt,
@@ -200,6 +200,7 @@ export class McpTelemetry {
         this.toolTargets.get(name) ??
         kept(this.toolTargets, name, {
           name,
+          spanName: `tools/call ${name}`,
           attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', [sc.ATTR_GEN_AI_TOOL_NAME]: name },
         })
       );
@@ -207,7 +208,11 @@ export class McpTelemetry {
     if (method === 'prompts/get' && name !== undefined && this.catalog.prompts.has(name))
       return (
         this.promptTargets.get(name) ??
-        kept(this.promptTargets, name, { name, attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name } })
+        kept(this.promptTargets, name, {
+          name,
+          spanName: `prompts/get ${name}`,
+          attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name },
+        })
       );
     if (method === 'resources/read' && typeof params?.uri === 'string')
       return { uri: params.uri.slice(0, 2048), attributes: NO_ATTRIBUTES };
