@@ -5,10 +5,11 @@ import {
   propagation,
   ROOT_CONTEXT,
   SpanKind,
+  type Span,
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { mcpRequestSummary } from '@kobana/nest-mcp';
+import { mcpErrorType, mcpRequestSummary } from '@kobana/nest-mcp';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -28,76 +29,82 @@ const methodOf = (req: Request): string => (KNOWN_METHODS.has(req.method) ? req.
  * (`/secrets/entry/:token`), so the secrets some URLs carry stay out.
  */
 export function requestObserver(mcpPath: string, accessLog: Logger | undefined) {
+  function finished(req: Request, res: Response, started: number, span: Span | undefined): void {
+    const seconds = (performance.now() - started) / 1000;
+    const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
+    const isMcp = span === undefined;
+    const route = isMcp ? mcpPath : routeOf(req);
+    // The MCP summary only for the access log: the metrics need its error type alone.
+    const mcp = isMcp && accessLog ? mcpRequestSummary(req) : undefined;
+    const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
+    const outcome = outcomeOf(status, isMcp ? mcpErrorType(req) : undefined);
+    const method = methodOf(req);
+    // Metric labels: each bounded whatever the client sends (the route is the matched pattern).
+    const http = httpLabels(method, route, status);
+    recordRequest(door, outcome, seconds, http);
+    if (span) {
+      span.updateName(`${method} ${route}`);
+      span.setAttributes(http);
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    if (!accessLog) return;
+    const principal = (req as Request & { user?: Partial<KaduPrincipal> }).user;
+    // 'close' fires outside the request's context: the line is written back inside its span.
+    const spanContext = span?.spanContext() ?? mcp?.spanContext;
+    const write = (): void =>
+      accessLog.info(
+        {
+          event: 'http.request',
+          method: req.method,
+          route,
+          status,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+          request_id: res.getHeader('Request-Id'),
+          door,
+          outcome,
+          ...(mcp
+            ? {
+                mcp_method: mcp.method,
+                mcp_target: mcp.target,
+                mcp_era: mcp.era,
+                mcp_protocol_version: mcp.protocolVersion,
+                mcp_error: mcp.errorType,
+              }
+            : {}),
+          ...(principal?.org ? { org: principal.org, subject: principal.subject } : {}),
+        },
+        `${req.method} ${route} ${status}`,
+      );
+    if (spanContext) context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), write);
+    else write();
+  }
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
-    const isMcp = req.path === mcpPath;
-    const span = isMcp
-      ? undefined
-      : tracer.startSpan(
-          methodOf(req),
-          {
-            kind: SpanKind.SERVER,
-            attributes: {
-              'http.request.method': methodOf(req),
-              'url.path': req.path,
-              'url.scheme': req.protocol,
-              'network.protocol.version': req.httpVersion,
-            },
-          },
-          propagation.extract(context.active(), req.headers),
-        );
-    const finish = (): void => {
-      const seconds = (performance.now() - started) / 1000;
-      const status = res.writableFinished || res.headersSent ? res.statusCode : 499;
-      const route = routeOf(req, mcpPath);
-      const mcp = isMcp ? mcpRequestSummary(req) : undefined;
-      const door = isMcp ? 'mcp' : req.path.startsWith('/api/') ? 'api' : 'other';
-      const outcome = outcomeOf(status, mcp?.errorType);
-      // Metric labels: each bounded whatever the client sends (the route is the matched pattern).
-      const http = httpLabels(methodOf(req), route, status);
-      recordRequest(door, outcome, seconds, http);
-      if (span) {
-        span.updateName(`${methodOf(req)} ${route}`);
-        span.setAttributes(http);
-        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
-      }
-      if (!accessLog) return;
-      const principal = (req as Request & { user?: Partial<KaduPrincipal> }).user;
-      // 'finish' fires outside the request's context: the line is written back inside its span.
-      const spanContext = span?.spanContext() ?? mcp?.spanContext;
-      const write = (): void =>
-        accessLog.info(
-          {
-            event: 'http.request',
-            method: req.method,
-            route,
-            status,
-            duration_ms: Math.round(seconds * 10_000) / 10,
-            request_id: res.getHeader('Request-Id'),
-            door,
-            outcome,
-            ...(mcp
-              ? {
-                  mcp_method: mcp.method,
-                  mcp_target: mcp.target,
-                  mcp_era: mcp.era,
-                  mcp_protocol_version: mcp.protocolVersion,
-                  mcp_error: mcp.errorType,
-                }
-              : {}),
-            ...(principal?.org ? { org: principal.org, subject: principal.subject } : {}),
-          },
-          `${req.method} ${route} ${status}`,
-        );
-      if (spanContext) context.with(trace.setSpanContext(ROOT_CONTEXT, spanContext), write);
-      else write();
-    };
-    // 'close' follows 'finish' on every response (Node emits it a tick later) and alone comes for
-    // an aborted one: one listener per request instead of two (issue 32, tracing cost).
-    res.once('close', finish);
-    if (span) context.with(trace.setSpan(context.active(), span), next);
-    else next();
+    if (req.path === mcpPath) {
+      // 'close' follows 'finish' on every response (Node emits it a tick later, once) and alone
+      // comes for an aborted one: one listener per request instead of two, added with `on` (no
+      // `once` wrapper: it is emitted once) (issue 32, tracing cost).
+      res.on('close', () => finished(req, res, started, undefined));
+      next();
+      return;
+    }
+    const method = methodOf(req);
+    const span = tracer.startSpan(
+      method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': method,
+          'url.path': req.path,
+          'url.scheme': req.protocol,
+          'network.protocol.version': req.httpVersion,
+        },
+      },
+      propagation.extract(context.active(), req.headers),
+    );
+    res.on('close', () => finished(req, res, started, span));
+    context.with(trace.setSpan(context.active(), span), next);
   };
 }
 
@@ -131,8 +138,7 @@ function httpLabels(method: string, route: string, status: number): Attributes {
 }
 
 /** The matched route's pattern; never the raw path of what no route matched (it may hold a secret). */
-function routeOf(req: Request, mcpPath: string): string {
-  if (req.path === mcpPath) return mcpPath;
+function routeOf(req: Request): string {
   const pattern = (req.route as { path?: unknown } | undefined)?.path;
   return typeof pattern === 'string' ? pattern : '(unmatched)';
 }

@@ -113,7 +113,7 @@ export {
   canonicalResourceUrl,
   type BearerChallenge,
 } from './auth/bearer-challenge.js';
-export { mcpRequestSummary, type McpRequestSummary } from './call/exchange.js';
+export { mcpErrorType, mcpRequestSummary, type McpRequestSummary } from './call/exchange.js';
 export { canonicalJson } from './confirmation/canonical-json.js';
 export { jsonTextTooDeep, DEFAULT_MAX_JSON_DEPTH } from './protocol/index.js';
 export { McpTaskEvents } from './tasks/task-events.js';

@@ -6,6 +6,8 @@ import type { EraDecision, JsonRpcMessage } from '../protocol/index.js';
 export interface McpTarget {
   /** The low-cardinality target of the span name (a served tool or prompt). */
   readonly name?: string;
+  /** `<method> <name>`, the span name of a served tool's or prompt's requests, made with the target. */
+  readonly spanName?: string;
   readonly uri?: string;
   readonly attributes: Attributes;
 }
@@ -52,6 +54,11 @@ export interface McpRequestSummary {
 }
 
 /** The summary of a request the MCP endpoint parsed; undefined for any other request. */
+/** The `error.type` of an MCP request's outcome (as its summary has it), without making the summary. */
+export function mcpErrorType(req: Request): string | undefined {
+  return (req as WithExchange)[EXCHANGE]?.errorType;
+}
+
 export function mcpRequestSummary(req: Request): McpRequestSummary | undefined {
   const exchange = (req as WithExchange)[EXCHANGE];
   const message = exchange?.message;

@@ -61,11 +61,17 @@ export class McpTelemetry {
    * once (measured: the no-op API calls alone cost 1–4 % of a module `tools/call`).
    */
   private readonly enabled: boolean;
-  /** Targets of served tools and prompts by key, and outcome label sets (bounded: see their makers). */
-  private readonly targets = new Map<string, McpTarget>();
+  /**
+   * Targets of served tools and prompts by name (one map each: no key string per request), and
+   * outcome label sets (bounded: only served names, see their makers).
+   */
+  private readonly toolTargets = new Map<string, McpTarget>();
+  private readonly promptTargets = new Map<string, McpTarget>();
   private readonly outcomes = new OutcomeLabelSets();
   /** A tracer provider is registered: spans may record, so their attributes are worth making. */
   private readonly tracing: boolean;
+  /** The header names the registered propagators read (carriesContext). */
+  private propagationFields: string[] | undefined;
 
   constructor(
     private readonly tools: McpToolRegistry,
@@ -101,7 +107,8 @@ export class McpTelemetry {
     if (!message || !this.enabled) return;
     const target = this.targetOf(message.method, message.params);
     exchange.target = target;
-    const ambient = propagation.extract(context.active(), req.headers);
+    const active = context.active();
+    const ambient = this.carriesContext(req.headers) ? propagation.extract(active, req.headers) : active;
     const meta = message.params?._meta;
     const fromMeta =
       isPlainObject(meta) && typeof meta.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, meta) : undefined;
@@ -113,7 +120,7 @@ export class McpTelemetry {
     const links: Link[] | undefined = metaParent && ambientSpan ? [{ context: ambientSpan }] : undefined;
     const method = methodLabel(message.method);
     const span = this.tracer.startSpan(
-      target.name ? `${method} ${target.name}` : method,
+      target.spanName ?? (target.name ? `${method} ${target.name}` : method),
       {
         kind: SpanKind.SERVER,
         startTime: exchange.startedAt === undefined ? undefined : performance.timeOrigin + exchange.startedAt,
@@ -127,6 +134,18 @@ export class McpTelemetry {
       exchange.span = span;
       exchange.context = trace.setSpan(parent, span);
     }
+  }
+
+  /**
+   * Whether the request has a header the registered propagators read (W3C: `traceparent`,
+   * `tracestate`, `baggage`): most have none, and then extracting would return the active context
+   * after a pass through every propagator (issue 32, sixth pass). The fields are read on the first
+   * request, once the app's SDK has registered its propagators.
+   */
+  private carriesContext(headers: Request['headers']): boolean {
+    for (const field of (this.propagationFields ??= propagation.fields()))
+      if (headers[field] !== undefined) return true;
+    return false;
   }
 
   /** Runs `work` inside the request's span, so the app's own spans (database, Redis) become its children. */
@@ -177,34 +196,39 @@ export class McpTelemetry {
     const name = typeof params?.name === 'string' ? params.name : undefined;
     if (method === 'tools/call' && name !== undefined) {
       if (this.tools.get(name) === undefined) return UNKNOWN_TOOL;
-      return this.cachedTarget(`tool\u0000${name}`, () => ({
-        name,
-        attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', [sc.ATTR_GEN_AI_TOOL_NAME]: name },
-      }));
+      return (
+        this.toolTargets.get(name) ??
+        kept(this.toolTargets, name, {
+          name,
+          spanName: `tools/call ${name}`,
+          attributes: { [sc.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool', [sc.ATTR_GEN_AI_TOOL_NAME]: name },
+        })
+      );
     }
     if (method === 'prompts/get' && name !== undefined && this.catalog.prompts.has(name))
-      return this.cachedTarget(`prompt\u0000${name}`, () => ({
-        name,
-        attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name },
-      }));
+      return (
+        this.promptTargets.get(name) ??
+        kept(this.promptTargets, name, {
+          name,
+          spanName: `prompts/get ${name}`,
+          attributes: { [sc.ATTR_GEN_AI_PROMPT_NAME]: name },
+        })
+      );
     if (method === 'resources/read' && typeof params?.uri === 'string')
       return { uri: params.uri.slice(0, 2048), attributes: NO_ATTRIBUTES };
     return NO_TARGET;
-  }
-
-  private cachedTarget(key: string, make: () => McpTarget): McpTarget {
-    let target = this.targets.get(key);
-    if (!target) {
-      target = make();
-      this.targets.set(key, target);
-    }
-    return target;
   }
 
   /** A budget refused a request (either door: the REST API spends the same budgets). */
   refused(budget: string): void {
     if (this.enabled) this.refusals.add(1, { 'mcp.rate_limit.budget': budget });
   }
+}
+
+/** A served tool's or prompt's target, made on its first request and kept (no closure per request). */
+function kept(targets: Map<string, McpTarget>, name: string, target: McpTarget): McpTarget {
+  targets.set(name, target);
+  return target;
 }
 
 function errorTypeOf(outcome: McpOutcome): string | undefined {
