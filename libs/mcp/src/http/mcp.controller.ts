@@ -35,7 +35,8 @@ export class McpEndpointController {
     }
     // Inside the request's span: what the tool's service does (database, queue) is its child.
     const outcome = this.telemetry.run(exchange, () => this.dispatcher.dispatch({ message, era }, req, res));
-    if (isThenable(outcome)) return Promise.resolve(outcome).then((settled) => this.answer(req, res, exchange, settled));
+    if (isThenable(outcome))
+      return Promise.resolve(outcome).then((settled) => this.answer(req, res, exchange, settled));
     this.answer(req, res, exchange, outcome);
     return undefined;
   }
