@@ -22,6 +22,7 @@ import {
 import { CompletionHandler } from './completion.handler.js';
 import { LifecycleHandler } from './lifecycle.handler.js';
 import { answerSiteOf, type McpMethodHandler, STREAM_OPENED } from '../call/mcp-call.js';
+import { isThenable } from './converting-client-values.js';
 import { LISTEN_METHODS, type McpMethodGroup } from '../call/method-group.js';
 import { PromptHandler } from './prompt.handler.js';
 import { ResourceHandler } from './resource.handler.js';
@@ -62,11 +63,16 @@ export class McpDispatcher {
     }
   }
 
-  async dispatch(
+  /**
+   * The outcome, or a promise of it only when the method's handler answered with one (a synchronous
+   * tools/call is answered in the same tick: bench/RESULTS.md, issue 32, sixth pass). What the
+   * handler throws or rejects with is answered the same way in both cases.
+   */
+  dispatch(
     exchange: { message: JsonRpcMessage; era: EraDecision },
     req: Request,
     res: Response,
-  ): Promise<DispatchOutcome> {
+  ): DispatchOutcome | Promise<DispatchOutcome> {
     const { message, era } = exchange;
     const id = message.id!;
     const handler = this.handlers.get(message.method);
@@ -84,17 +90,38 @@ export class McpDispatcher {
       this.config.requestId,
     );
     try {
-      const result = await handler.handle(call);
-      return result === STREAM_OPENED ? { streamed: true } : this.success(message.method, era, id, req, result);
+      const result = handler.handle(call);
+      if (isThenable(result)) return this.settled(call, result);
+      return this.answered(call, result);
     } catch (error) {
-      // The method site's one answer to what a handler throws (errors.ts); what it does not answer
-      // here (an app's HttpException of 5xx, an unexpected error) goes on to the endpoint's exception filter.
-      const answer = answerOf(error, answerSiteOf(call, 'method', this.config));
-      if (answer.kind === 'rejection' && answer.cause === undefined) return { rejection: answer.rejection };
-      if (answer.kind === 'input_required' && hasOrigin(answer.signal))
-        return this.success(message.method, era, id, req, this.mrtr.sealed(call, answer.signal));
-      throw error;
+      return this.failed(call, error);
     }
+  }
+
+  private async settled(call: DispatchedCall, pending: PromiseLike<HandlerResult>): Promise<DispatchOutcome> {
+    try {
+      return this.answered(call, await pending);
+    } catch (error) {
+      return this.failed(call, error);
+    }
+  }
+
+  private answered(call: DispatchedCall, result: HandlerResult): DispatchOutcome {
+    return result === STREAM_OPENED
+      ? { streamed: true }
+      : this.success(call.method, call.era, call.id, call.req, result);
+  }
+
+  /**
+   * The method site's one answer to what a handler throws (errors.ts); what it does not answer
+   * here (an app's HttpException of 5xx, an unexpected error) goes on to the endpoint's exception filter.
+   */
+  private failed(call: DispatchedCall, error: unknown): DispatchOutcome {
+    const answer = answerOf(error, answerSiteOf(call, 'method', this.config));
+    if (answer.kind === 'rejection' && answer.cause === undefined) return { rejection: answer.rejection };
+    if (answer.kind === 'input_required' && hasOrigin(answer.signal))
+      return this.success(call.method, call.era, call.id, call.req, this.mrtr.sealed(call, answer.signal));
+    throw error;
   }
 
   /** A handler's result, adapted to the era and serialized. */
@@ -125,6 +152,9 @@ export class McpDispatcher {
     return toolError ? { status: 200, body, toolError } : { status: 200, body };
   }
 }
+
+/** What a method's handler answers with. */
+type HandlerResult = JsonObject | typeof STREAM_OPENED;
 
 /** A request for input from a round MrtrService opened for this request: its answer's state can be sealed. */
 function hasOrigin(signal: InputRequiredSignal): signal is InputRequiredSignal & { origin: InputRoundOrigin } {

@@ -92,17 +92,55 @@ export class ToolCallPipeline {
     this.execution = units.slice(first);
   }
 
-  async run(call: McpCall): Promise<JsonObject> {
+  /**
+   * The call's result, or a promise of it only when a step had to wait: a call whose steps all
+   * answer in the same tick (a synchronous method, validated in the same tick) is answered without
+   * a promise, so the dispatcher and the endpoint await nothing either (bench/RESULTS.md, issue 32,
+   * sixth pass). What a `method` step throws is thrown (or rejected) as before; what a `tool` step
+   * throws goes to `failure` either way.
+   */
+  run(call: McpCall): JsonObject | Promise<JsonObject> {
     const state = new ToolCall(call);
-    const { admission, execution } = this;
+    const { admission } = this;
     for (let i = 0; i < admission.length; i++) {
       const waiting = admission[i]!(state);
-      if (waiting) await waiting;
+      if (waiting) return this.admitted(state, i, waiting);
     }
+    return this.execute(state);
+  }
+
+  /** The rest of the admission steps once step `i` has waited, then the execution. */
+  private async admitted(state: ToolCall, i: number, waiting: PromiseLike<void>): Promise<JsonObject> {
+    const { admission } = this;
+    await waiting;
+    for (let j = i + 1; j < admission.length; j++) {
+      const next = admission[j]!(state);
+      if (next) await next;
+    }
+    return this.execute(state);
+  }
+
+  private execute(state: ToolCall): JsonObject | Promise<JsonObject> {
+    const { execution } = this;
     try {
       for (let i = 0; i < execution.length && state.result === undefined; i++) {
         const waiting = execution[i]!(state);
-        if (waiting) await waiting;
+        if (waiting) return this.executed(state, i, waiting);
+      }
+    } catch (thrown) {
+      return this.failure(thrown, state);
+    }
+    return state.result!;
+  }
+
+  /** The rest of the execution steps once step `i` has waited, under the same catch. */
+  private async executed(state: ToolCall, i: number, waiting: PromiseLike<void>): Promise<JsonObject> {
+    const { execution } = this;
+    try {
+      await waiting;
+      for (let j = i + 1; j < execution.length && state.result === undefined; j++) {
+        const next = execution[j]!(state);
+        if (next) await next;
       }
     } catch (thrown) {
       return this.failure(thrown, state);

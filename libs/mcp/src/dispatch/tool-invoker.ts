@@ -36,7 +36,7 @@ export class ToolInvoker implements ToolCallSteps {
   ) {}
 
   /** A `tools/call`, through every step of TOOL_CALL. */
-  call(call: McpCall): Promise<JsonObject> {
+  call(call: McpCall): JsonObject | Promise<JsonObject> {
     return this.pipeline.run(call);
   }
 

@@ -1,8 +1,9 @@
 import { All, type CanActivate, Controller, Req, Res, type Type, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { McpDispatcher } from '../dispatch/mcp-dispatcher.js';
+import { isThenable } from '../dispatch/converting-client-values.js';
+import { type DispatchOutcome, McpDispatcher } from '../dispatch/mcp-dispatcher.js';
 import { McpLadderGuard } from '../guards/ladder.guard.js';
-import { exchangeOf } from '../call/exchange.js';
+import { exchangeOf, type McpExchange } from '../call/exchange.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { McpExceptionFilter } from './mcp-exception.filter.js';
 import { sendJson, sendRejection } from './send.js';
@@ -17,7 +18,12 @@ export class McpEndpointController {
     private readonly telemetry: McpTelemetry,
   ) {}
 
-  async handle(req: Request, res: Response): Promise<void> {
+  /**
+   * Returns a promise only when the dispatch had to wait: a request answered in the same tick is
+   * sent without one (Nest awaits whatever the handler returns, and turns a throw into the
+   * exception filter's answer either way).
+   */
+  handle(req: Request, res: Response): Promise<void> | undefined {
     const exchange = exchangeOf(req);
     const { message, era } = exchange;
     if (!message || !era) throw new Error('the MCP ladder did not run');
@@ -25,10 +31,17 @@ export class McpEndpointController {
       // Rung 13: notifications are accepted with 202 and an empty body, in both eras.
       res.status(202).end();
       this.telemetry.finish(req, res, exchange);
-      return;
+      return undefined;
     }
     // Inside the request's span: what the tool's service does (database, queue) is its child.
-    const outcome = await this.telemetry.run(exchange, () => this.dispatcher.dispatch({ message, era }, req, res));
+    const outcome = this.telemetry.run(exchange, () => this.dispatcher.dispatch({ message, era }, req, res));
+    if (isThenable(outcome))
+      return Promise.resolve(outcome).then((settled) => this.answer(req, res, exchange, settled));
+    this.answer(req, res, exchange, outcome);
+    return undefined;
+  }
+
+  private answer(req: Request, res: Response, exchange: McpExchange, outcome: DispatchOutcome): void {
     if ('streamed' in outcome) {
       // The listen stream stays open; the request's span and access line end once it is answered.
       this.telemetry.finish(req, res, exchange);
@@ -56,7 +69,7 @@ export function createMcpController(path: string, appGuards: Type<CanActivate>[]
     }
 
     @All()
-    override handle(@Req() req: Request, @Res() res: Response): Promise<void> {
+    override handle(@Req() req: Request, @Res() res: Response): Promise<void> | undefined {
       return super.handle(req, res);
     }
   }

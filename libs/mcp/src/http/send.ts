@@ -23,22 +23,30 @@ export function sendJson(
     if (encoding === 'gzip') res.setHeader('Content-Encoding', 'gzip');
   }
   // One writeHead with the length known: a single write on the socket, no chunked encoding.
+  const fresh = res.getHeader('Cache-Control') !== 'no-store';
   if (typeof body === 'string') {
-    res.writeHead(status, jsonHeaders(Buffer.byteLength(body)));
+    res.writeHead(status, jsonHeaders(Buffer.byteLength(body), fresh));
     res.end(body);
     return;
   }
   // Pre-encoded parts go out as they are (corked: one writev with the headers), never re-encoded.
   let length = 0;
   for (const part of body) length += part.length;
-  res.writeHead(status, jsonHeaders(length));
+  res.writeHead(status, jsonHeaders(length, fresh));
   res.cork();
   for (let i = 0; i < body.length - 1; i++) res.write(body[i]);
   res.end(body[body.length - 1]);
 }
 
-function jsonHeaders(length: number): Record<string, string | number> {
-  return { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length };
+/**
+ * `cacheControl`: false when the response already says `Cache-Control: no-store` (the entry
+ * middleware sets it on every response of the endpoint): writeHead would only set it again, and
+ * each header it sets is validated and stored anew (bench/RESULTS.md, issue 32, sixth pass).
+ */
+function jsonHeaders(length: number, cacheControl: boolean): Record<string, string | number> {
+  return cacheControl
+    ? { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length }
+    : { 'Content-Type': 'application/json', 'Content-Length': length };
 }
 
 /** Adds Accept-Encoding to a Vary an app's middleware may have set already (e.g. `Vary: Origin`). */
