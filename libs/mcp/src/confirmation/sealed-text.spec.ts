@@ -13,7 +13,11 @@ describe('sealed text', () => {
     expect(links.open(sealed)).toBeUndefined();
     expect(new SealedText(key, 'another-purpose').open(sealed, 'approval-1')).toBeUndefined();
     expect(new SealedText(Buffer.from('another key'), 'mcp-approval-link').open(sealed, 'approval-1')).toBeUndefined();
-    const flipped = `${sealed.slice(0, -2)}${sealed.endsWith('A') ? 'B' : 'A'}${sealed.slice(-1)}`;
+    // One character changed, never the last (its low bits may be base64url padding): the
+    // replacement is chosen from the character it replaces, so the text always differs.
+    const at = sealed.length - 2;
+    const flipped = `${sealed.slice(0, at)}${sealed[at] === 'A' ? 'B' : 'A'}${sealed.slice(at + 1)}`;
+    expect(flipped).not.toBe(sealed);
     expect(links.open(flipped, 'approval-1')).toBeUndefined();
     expect(links.open(sealed.slice(0, 20), 'approval-1')).toBeUndefined();
     expect(links.open(42, 'approval-1')).toBeUndefined();
