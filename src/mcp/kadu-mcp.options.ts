@@ -31,6 +31,11 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
     errorBody: apiErrorBody,
     requestId: (_req: Request, res) => String(res.getHeader('Request-Id')),
     annotationDefaults: { openWorldHint: false },
+    // 2025 clients that set a log level or subscribe to a resource get {} rather than -32601, as
+    // the 2025 scenarios of the conformance suite expect (docs/contributors/conformance.md). Kadu
+    // sends neither log nor update notifications on a 2025 response, so `subscribe` stays false.
+    legacyLogging: true,
+    legacySubscriptions: true,
     stateKey: stateSecret,
     // Kadu's own salt: the keys derived from MCP_STATE_KEY stay those of earlier releases.
     stateKeySalt: 'kadu-mcp-state-key',

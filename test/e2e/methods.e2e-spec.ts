@@ -81,6 +81,7 @@ describe('initialize (2025)', () => {
         resources: { subscribe: false, listChanged: false },
         prompts: { listChanged: false },
         completions: {},
+        logging: {},
         extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
       },
       serverInfo: SERVER_INFO,
