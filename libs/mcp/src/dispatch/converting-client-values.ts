@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { withConvertibleValues } from '../protocol/index.js';
+import { isThenable } from './thenable.js';
 
 /**
  * A pipe's conversion of client values (class-transformer's `@Type(() => Number)`, a ParseIntPipe)
@@ -19,10 +20,6 @@ export function convertingClientValues<T>(convert: (input: unknown) => T | Promi
   }
   if (!isThenable(converted)) return converted;
   return Promise.resolve(converted).then(undefined, (error: unknown) => convertingAgain(convert, input, error));
-}
-
-export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 async function convertingAgain<T>(

@@ -22,7 +22,7 @@ import {
 import { CompletionHandler } from './completion.handler.js';
 import { LifecycleHandler } from './lifecycle.handler.js';
 import { answerSiteOf, type McpMethodHandler, STREAM_OPENED } from '../call/mcp-call.js';
-import { isThenable } from './converting-client-values.js';
+import { isThenable } from './thenable.js';
 import { LISTEN_METHODS, type McpMethodGroup } from '../call/method-group.js';
 import { PromptHandler } from './prompt.handler.js';
 import { ResourceHandler } from './resource.handler.js';

@@ -6,7 +6,8 @@ import type { McpCallerProjection } from '../discovery/mcp-param.decorators.js';
 import { ToolExecutionContext } from './tool-execution-context.js';
 import { McpConfig } from '../mcp-config.js';
 import type { JsonObject } from '../protocol/index.js';
-import { convertingClientValues, isThenable } from './converting-client-values.js';
+import { convertingClientValues } from './converting-client-values.js';
+import { isThenable } from './thenable.js';
 import type { McpInputRound } from '../call/inputs.js';
 import type { McpCall, McpCallContext } from '../call/mcp-call.js';
 

@@ -8,7 +8,7 @@ import { answerOf, McpRejectionError, rethrowable } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import { describeError, invalidParams, isPlainObject, type JsonObject, stringParam } from '../protocol/index.js';
 import { AccessPolicy } from '../access/access-policy.js';
-import { isThenable } from './converting-client-values.js';
+import { isThenable } from './thenable.js';
 import { MethodInvoker, type PreparedCall } from './method-invoker.js';
 import { presentToolResult } from './present-tool-result.js';
 import { insufficientScope } from './scope-challenge.js';

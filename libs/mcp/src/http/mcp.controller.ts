@@ -1,6 +1,6 @@
 import { All, type CanActivate, Controller, Req, Res, type Type, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { isThenable } from '../dispatch/converting-client-values.js';
+import { isThenable } from '../dispatch/thenable.js';
 import { type DispatchOutcome, McpDispatcher } from '../dispatch/mcp-dispatcher.js';
 import { McpLadderGuard } from '../guards/ladder.guard.js';
 import { exchangeOf, type McpExchange } from '../call/exchange.js';
