@@ -1,5 +1,6 @@
 import { getFromContainer, Validator, type ValidationError, type ValidatorOptions } from 'class-validator';
 import * as executorModule from 'class-validator/cjs/validation/ValidationExecutor.js';
+import { RememberedMetadata } from './remembered-metadata.js';
 
 type ExecutorModule = typeof import('class-validator/cjs/validation/ValidationExecutor.js');
 const { ValidationExecutor } =
@@ -17,6 +18,9 @@ export function validateNow(object: object, options: ValidatorOptions): Validati
   // A container's own Validator (useContainer) may validate differently: it is asked the usual way.
   if (validator.validate !== Validator.prototype.validate) return undefined;
   const executor = new ValidationExecutor(validator, options);
+  // The class's rules from the last lookup while they are unchanged (remembered-metadata.ts).
+  const remembered = RememberedMetadata.of(executor.metadataStorage);
+  if (remembered) executor.metadataStorage = remembered as unknown as typeof executor.metadataStorage;
   const errors: ValidationError[] = [];
   executor.execute(object, undefined, errors);
   if (executor.awaitingPromises.length > 0) return undefined;
