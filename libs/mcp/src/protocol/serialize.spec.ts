@@ -1,4 +1,7 @@
 import { gunzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { checkProperty } from '../../test/support/properties.js';
+import type { JsonRpcId } from './rejection.js';
 import { adaptResponseForLegacyClient, adaptResultForModernClient } from './result-envelope.js';
 import {
   EncodedAnswer,
@@ -85,5 +88,55 @@ describe('a shared answer gzip-coded from a prefix compressed once', () => {
     const small = EncodedAnswer.of({ tools: new RawJson('[{"name":"echo"}]') });
     expect(small.tail.length).toBeLessThanOrEqual(GZIP_MIN_BYTES);
     expect(small.compressible).toBe(false);
+  });
+});
+
+describe('serializeSuccess writes a plain result at once, as field by field', () => {
+  /** The field-by-field writing it had before (and still uses for RawJson): the reference. */
+  function fieldByField(id: JsonRpcId, result: Record<string, unknown>): string {
+    let out = '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":{';
+    let first = true;
+    for (const key in result) {
+      const value = result[key];
+      if (value === undefined) continue;
+      out +=
+        (first ? '' : ',') +
+        JSON.stringify(key) +
+        ':' +
+        (value instanceof RawJson ? value.json : JSON.stringify(value));
+      first = false;
+    }
+    return out + '}}';
+  }
+  const ids = fc.oneof(fc.integer(), fc.string(), fc.constant(null));
+  const fields = fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined)), { maxKeys: 6 });
+
+  it('the same text for drawn results, with or without RawJson fields', async () => {
+    await checkProperty(
+      'serializeSuccess at once = field by field',
+      fc.property(ids, fields, fc.boolean(), (id, drawn, raw) => {
+        const result: Record<string, unknown> = { ...drawn };
+        if (raw) result.spliced = new RawJson('{"a":[1,"ü"]}');
+        expect(serializeSuccess(id as JsonRpcId, result)).toBe(fieldByField(id as JsonRpcId, result));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a result stringify would see differently keeps the field-by-field text', () => {
+    class Result {
+      content = [{ type: 'text', text: 'x' }];
+      toJSON(): unknown {
+        return { other: true };
+      }
+    }
+    const inherited = Object.assign(Object.create({ inheritedField: 1 }) as object, { own: 2 });
+    const bare = Object.assign(Object.create(null) as object, { content: [] });
+    const withFunction = { content: [], callback: () => 1 };
+    for (const result of [new Result(), inherited, bare, withFunction] as Record<string, unknown>[])
+      expect(serializeSuccess(7, result)).toBe(fieldByField(7, result));
+    expect(serializeSuccess(7, new Result() as never)).toBe(
+      '{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"x"}]}}',
+    );
   });
 });

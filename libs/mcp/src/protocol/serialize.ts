@@ -8,10 +8,31 @@ export class RawJson {
 
 /**
  * Compact one-line JSON-RPC success body. Top-level result fields holding `RawJson` are spliced in
- * without re-serialization, which is how cached list pages stay off the request path.
+ * without re-serialization, which is how cached list pages stay off the request path. A plain
+ * result with none (a tool's usual answer) is one `JSON.stringify`, the same text as field by
+ * field in fewer calls (bench/RESULTS.md, issue 32).
  */
 export function serializeSuccess(id: JsonRpcId, result: Record<string, unknown>): string {
-  let out = '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":{';
+  const head = '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":';
+  return (wholeAtOnce(result) ? head + JSON.stringify(result) : head + fieldByField(result)) + '}';
+}
+
+/**
+ * Whether JSON.stringify writes `result` as fieldByField does: a plain object (no inherited
+ * fields or toJSON for the two to see differently) with no RawJson to splice, and no function or
+ * symbol, which fieldByField would write as `undefined` where stringify leaves the field out.
+ */
+function wholeAtOnce(result: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(result) !== Object.prototype) return false;
+  for (const key in result) {
+    const value = result[key];
+    if (value instanceof RawJson || typeof value === 'function' || typeof value === 'symbol') return false;
+  }
+  return true;
+}
+
+function fieldByField(result: Record<string, unknown>): string {
+  let out = '{';
   let first = true;
   for (const key in result) {
     const value = result[key];
@@ -20,7 +41,7 @@ export function serializeSuccess(id: JsonRpcId, result: Record<string, unknown>)
       (first ? '' : ',') + JSON.stringify(key) + ':' + (value instanceof RawJson ? value.json : JSON.stringify(value));
     first = false;
   }
-  return out + '}}';
+  return out + '}';
 }
 
 const ENCODED = Symbol('encoded');
