@@ -200,6 +200,23 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     ).toBe(1);
   });
 
+  it('the span lasts what the duration metric recorded (both ends on one clock, below the millisecond)', async () => {
+    const series = async () =>
+      (await durationPoints()).find(
+        (p) =>
+          p.attributes['gen_ai.tool.name'] === 'kadu_tasks_list' &&
+          p.attributes['mcp.protocol.version'] === '2026-07-28',
+      )?.value.sum ?? 0;
+    const before = await series();
+    const res = await mcp(modernRequest('tools/call', { name: 'kadu_tasks_list', arguments: {} }, { id: 11 }));
+    expect(res.status).toBe(200);
+    const recorded = (await series()) - before;
+    const [seconds, nanos] = serverSpan().duration;
+    expect(recorded).toBeGreaterThan(0);
+    // Ended at Date.now() instead, the span was off by up to a millisecond (whole-ms end times).
+    expect(Math.abs(seconds + nanos / 1e9 - recorded)).toBeLessThan(2e-6);
+  });
+
   it('a refused call records the JSON-RPC code as error.type, and an unknown tool name stays out of the span name', async () => {
     const res = await mcp(modernRequest('tools/call', { name: 'no_such_tool', arguments: {} }, { id: 3 }));
     expect(res.body.error.code).toBe(-32602);

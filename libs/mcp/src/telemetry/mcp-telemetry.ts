@@ -171,8 +171,8 @@ export class McpTelemetry {
       errorType,
       outcome.rejection?.code,
     );
-    if (exchange.startedAt !== undefined)
-      this.duration.record((performance.now() - exchange.startedAt) / 1000, attributes);
+    const ended = exchange.startedAt === undefined ? undefined : performance.now();
+    if (ended !== undefined) this.duration.record((ended - exchange.startedAt!) / 1000, attributes);
     const span = exchange.span;
     if (!span) return;
     // The outcome's labels the span does not have yet (the rest were set at its creation).
@@ -185,7 +185,10 @@ export class McpTelemetry {
         code: SpanStatusCode.ERROR,
         message: outcome.rejection?.message ?? (errorType === sc.TOOL_ERROR ? 'tool error' : undefined),
       });
-    span.end();
+    // Ended on the clock it started on, at the instant the duration metric read: given a start
+    // time, the SDK would end it at Date.now() — whole milliseconds of the wall clock, so a 0.3 ms
+    // call showed 0–1 ms, and the two clocks drift apart over a process's life.
+    span.end(ended === undefined ? undefined : performance.timeOrigin + ended);
   }
 
   /**
