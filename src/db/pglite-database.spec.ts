@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { PGLITE_WASM_TIERING_BUDGET, PgliteDatabase } from './pglite-database.js';
 
@@ -17,4 +18,9 @@ describe('the embedded database', () => {
       await db.close();
     }
   }, 60_000);
+
+  it("the bundle's loader sets the same budget before it compiles the bundle (V8 rejects cached code made under other flags)", () => {
+    const loader = readFileSync(new URL('../../scripts/bundle-loader.cjs', import.meta.url), 'utf8');
+    expect(loader).toContain(`setFlagsFromString('--wasm-tiering-budget=${PGLITE_WASM_TIERING_BUDGET}')`);
+  });
 });
