@@ -16,6 +16,10 @@ const vm = require('node:vm');
 // pretenuring off before it listens (src/lifecycle/gc-tuning.ts), when the code is saved, so the
 // same flag is set here before the bundle is compiled (it has the same effect this early).
 setFlagsFromString('--no-allocation-site-pretenuring');
+// Likewise the embedded database's WebAssembly tiering budget (PGLITE_WASM_TIERING_BUDGET,
+// src/db/pglite-database.ts, which sets it again before PGlite starts): set only there, every
+// embedded start saw the flags changed since compilation and rejected the cached code.
+setFlagsFromString('--wasm-tiering-budget=180000000');
 
 const file = join(__dirname, 'main.cjs');
 // Named by the bundle's hash: a rebuilt bundle never meets the code compiled for another.

@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,6 +50,16 @@ describe('the embedded database folder, before PGlite opens it', () => {
     expect(readFileSync(join(dir, 'base', 'relation'), 'utf8')).toBe('rows');
     expect(existsSync(join(dir, TEMPLATE_MARKER))).toBe(false);
     expect(readdirSync(root).sort()).toEqual(['db', 'template']);
+  });
+
+  it("the copy keeps each file's and folder's mode", async () => {
+    const source = template(root, pgliteVersion);
+    chmodSync(join(source, 'base'), 0o700);
+    chmodSync(join(source, 'base', 'relation'), 0o600);
+    const dir = join(root, 'db');
+    expect(await prepareDataDir(dir, source)).toBe('template');
+    expect(statSync(join(dir, 'base')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, 'base', 'relation')).mode & 0o777).toBe(0o600);
   });
 
   it('an empty folder (made by hand) is filled the same way', async () => {
