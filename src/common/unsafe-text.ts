@@ -21,8 +21,40 @@ function problemOf(text: string): UnsafeText['problem'] | undefined {
 // raw); an even run of backslashes before it means the escape was itself text.
 const ESCAPED_UNSAFE = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
 
+// Any NUL or surrogate at all, paired or not: a string without one holds nothing unsafe.
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+
+/**
+ * True when `value` surely holds no unsafe text: a scalar, or a plain object (Object.prototype or
+ * none) whose keys and values are scalars free of NUL and surrogates — a tool's usual arguments,
+ * read in one loop without serializing them. False means "not known", never "unsafe": the value
+ * then takes the general path below, whose answer is the same for every value this one clears
+ * (unsafe-text.spec.ts draws values and compares both).
+ */
+function clearlySafe(value: unknown): boolean {
+  if (typeof value === 'string') return !SUSPECT.test(value);
+  if (value === null || typeof value !== 'object') return typeof value !== 'bigint' && typeof value !== 'symbol';
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) {
+    if (SUSPECT.test(key)) return false;
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field === 'string') {
+      if (SUSPECT.test(field)) return false;
+    } else if (field !== null && typeof field !== 'number' && typeof field !== 'boolean' && field !== undefined)
+      return false;
+  }
+  return true;
+}
+
 /** The first unsafe string (a value or an object key) in a JSON-like value; iterative, any depth. */
 export function findUnsafeText(value: unknown, root = ''): UnsafeText | undefined {
+  if (clearlySafe(value)) return undefined;
+  return findUnsafeTextWithoutShortcut(value, root);
+}
+
+/** findUnsafeText without its flat-value shortcut (kept for the equivalence test). */
+export function findUnsafeTextWithoutShortcut(value: unknown, root = ''): UnsafeText | undefined {
   // Fast path: one native serialization and one linear scan; the walk below only names the place.
   try {
     const text = JSON.stringify(value);

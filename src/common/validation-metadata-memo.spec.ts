@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IsInt, IsString, MaxLength, registerDecorator, validate } from 'class-validator';
+import { getMetadataStorage, IsInt, IsString, MaxLength, registerDecorator, validate } from 'class-validator';
 import { memoiseValidationMetadata } from './validation-metadata-memo.js';
 
 /** The memoised rule lookup answers exactly as class-validator does, rules added later included. */
@@ -43,6 +43,38 @@ describe('memoised validation metadata', () => {
       validator: { validate: (value: unknown) => value !== 'forbidden' },
     });
     expect(await errorsOf(Object.assign(new Late(), { title: 'forbidden' }))).toEqual(['title']);
+  });
+
+  it('keeps one answer per set of options, each the one class-validator gives', () => {
+    class Options {
+      @IsString({ always: true })
+      a!: string;
+
+      @IsInt()
+      b!: number;
+    }
+    const storage = getMetadataStorage();
+    // The memo is an own property of the storage: its class's method is class-validator's own.
+    const unmemoised = (Object.getPrototypeOf(storage) as typeof storage).getTargetValidationMetadatas;
+    const original = (schema: string, always: boolean, strictGroups: boolean) =>
+      unmemoised.call(storage, Options, schema, always, strictGroups);
+    const asked: [string, boolean, boolean][] = [
+      ['', true, false],
+      ['', false, false],
+      [undefined as unknown as string, false, false],
+      ['', false, true],
+      ['', true, false],
+      [undefined as unknown as string, false, false],
+    ];
+    for (let i = 0; i < 2; i++)
+      for (const [schema, always, strictGroups] of asked)
+        expect(storage.getTargetValidationMetadatas(Options, schema, always, strictGroups)).toEqual(
+          original(schema, always, strictGroups),
+        );
+    // The same options, the same (kept) array.
+    expect(storage.getTargetValidationMetadatas(Options, '', true, false)).toBe(
+      storage.getTargetValidationMetadatas(Options, '', true, false),
+    );
   });
 
   it('installs once, however often it is called', () => {

@@ -4,6 +4,14 @@ type Storage = ReturnType<typeof getMetadataStorage> & { kaduMemoised?: true };
 type Lookup = Storage['getTargetValidationMetadatas'];
 type ValidationMetadata = ReturnType<Lookup>[number];
 
+/** One kept answer: the options it was asked with (compared with ===) and the rules found. */
+interface Answer {
+  readonly schema: string;
+  readonly always: boolean;
+  readonly strictGroups: boolean;
+  readonly metadata: ValidationMetadata[];
+}
+
 /**
  * class-validator looks a class's rules up on every `validate` by walking every class that has
  * rules (an `instanceof` per class) and filtering them again: its cost grows with the number of DTO
@@ -19,7 +27,8 @@ export function memoiseValidationMetadata(storage: Storage = getMetadataStorage(
   const lookup: Lookup = storage.getTargetValidationMetadatas.bind(storage);
   const group = storage.groupByPropertyName.bind(storage);
   const add = storage.addValidationMetadata.bind(storage);
-  let answers = new Map<Function | string, Map<string, ValidationMetadata[]>>();
+  // Per class, its answers by options: a short list compared field by field, so a lookup builds no key.
+  let answers = new Map<Function | string, Answer[]>();
   let grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
   let kept = new WeakSet<ValidationMetadata[]>();
 
@@ -31,16 +40,16 @@ export function memoiseValidationMetadata(storage: Storage = getMetadataStorage(
   };
   storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
     if (groups?.length) return lookup(target, schema, always, strictGroups, groups);
-    const options = `${typeof schema}:${schema}:${always}:${strictGroups}`;
     let byOptions = answers.get(target);
-    if (!byOptions) answers.set(target, (byOptions = new Map()));
-    let answer = byOptions.get(options);
-    if (!answer) {
-      answer = lookup(target, schema, always, strictGroups, groups);
-      byOptions.set(options, answer);
-      kept.add(answer);
-    }
-    return answer;
+    if (byOptions) {
+      for (const answer of byOptions)
+        if (answer.schema === schema && answer.always === always && answer.strictGroups === strictGroups)
+          return answer.metadata;
+    } else answers.set(target, (byOptions = []));
+    const metadata = lookup(target, schema, always, strictGroups, groups);
+    byOptions.push({ schema, always, strictGroups, metadata });
+    kept.add(metadata);
+    return metadata;
   };
   storage.groupByPropertyName = (metadata) => {
     let byProperty = grouped.get(metadata);

@@ -33,6 +33,8 @@ export const VALIDATION_OPTIONS: ValidationPipeOptions = {
 
 /** Free-form JSON fields (`@MaxJsonBytes`) by class: their content is data, not DTOs. */
 const FREE_FORM = new Map<Function, Map<string, number>>();
+/** Moves whenever a free-form field is declared: the pipe's plans of classes read before are read again. */
+let freeFormGeneration = 0;
 
 /**
  * The ValidationPipe of both doors, plus two things class-validator cannot do for free-form input:
@@ -45,7 +47,8 @@ const FREE_FORM = new Map<Function, Map<string, number>>();
  */
 @Injectable()
 export class KaduValidationPipe extends McpValidationPipe {
-  private readonly declared = new Map<Function, Set<string>>();
+  /** Per DTO class: its declared fields and its free-form ones (both fixed once the class is defined). */
+  private readonly plans = new Map<Function, DtoPlan>();
 
   constructor() {
     super(VALIDATION_OPTIONS);
@@ -68,10 +71,12 @@ export class KaduValidationPipe extends McpValidationPipe {
     const metatype = metadata.metatype;
     if (!metatype || metadata.data || value === null || typeof value !== 'object' || Array.isArray(value))
       return super.transform(value, metadata);
-    const known = this.declaredFields(metatype);
+    const { known, freeForm } = this.planOf(metatype);
     // Not a DTO (e.g. `@Query() q: Record<string, string>`): nothing to shape.
     if (known.size === 0) return super.transform(value, metadata);
-    const freeForm = freeFormFields(metatype);
+    // Every field declared and none free-form: the copy below would be the value itself, field for
+    // field in the same order, so the value is validated as it is (validation.spec.ts).
+    if (this.isItsOwnShape(value, known, freeForm)) return super.transform(value, metadata);
     const shaped: Record<string, unknown> = {};
     const setAside: [string, unknown][] = [];
     for (const [key, field] of Object.entries(value)) {
@@ -99,19 +104,54 @@ export class KaduValidationPipe extends McpValidationPipe {
     return restored(result, setAside);
   }
 
-  private declaredFields(metatype: Function): Set<string> {
-    let fields = this.declared.get(metatype);
-    if (!fields) {
-      fields = new Set(
-        getMetadataStorage()
-          .getTargetValidationMetadatas(metatype, '', true, false)
-          .map((m) => m.propertyName),
-      );
-      this.declared.set(metatype, fields);
+  /**
+   * Whether shaping `value` (the loop above) would give a copy of it: a plain object
+   * (Object.prototype: the copy's own) whose every key is a declared field and none a free-form
+   * field holding an object. Protected for the equivalence test, which turns it off.
+   */
+  protected isItsOwnShape(value: object, known: ReadonlySet<string>, freeForm: ReadonlyMap<string, number>): boolean {
+    if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+    for (const key of Object.keys(value)) {
+      if (!known.has(key) || TREATED_APART.has(key)) return false;
+      if (freeForm.size > 0 && freeForm.has(key)) {
+        const field = (value as Record<string, unknown>)[key];
+        if (field !== null && typeof field === 'object') return false;
+      }
     }
-    return fields;
+    return true;
+  }
+
+  private planOf(metatype: Function): DtoPlan {
+    let plan = this.plans.get(metatype);
+    if (!plan || plan.freeFormGeneration !== freeFormGeneration) {
+      plan = {
+        known: plan?.known ?? declaredFieldsOf(metatype),
+        freeForm: freeFormFields(metatype),
+        freeFormGeneration,
+      };
+      this.plans.set(metatype, plan);
+    }
+    return plan;
   }
 }
+
+interface DtoPlan {
+  readonly known: ReadonlySet<string>;
+  readonly freeForm: ReadonlyMap<string, number>;
+  /** The FREE_FORM generation it was read at: a `@MaxJsonBytes` applied since reads it again. */
+  readonly freeFormGeneration: number;
+}
+
+function declaredFieldsOf(metatype: Function): Set<string> {
+  return new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(metatype, '', true, false)
+      .map((m) => m.propertyName),
+  );
+}
+
+/** Keys the pipe's own path treats apart (stripProtoKeys): a value holding one is shaped as before. */
+const TREATED_APART = new Set(['__proto__', 'prototype', 'constructor']);
 
 function restored(validated: unknown, setAside: readonly [string, unknown][]): unknown {
   for (const [key, field] of setAside) (validated as Record<string, unknown>)[key] = field;
@@ -151,6 +191,7 @@ export function MaxJsonBytes(bytes: number, options?: ValidationOptions): Proper
     const fields = FREE_FORM.get(target.constructor) ?? new Map<string, number>();
     fields.set(propertyName as string, bytes);
     FREE_FORM.set(target.constructor, fields);
+    freeFormGeneration++;
     registerDecorator({
       name: 'maxJsonBytes',
       target: target.constructor,
