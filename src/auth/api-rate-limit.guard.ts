@@ -1,5 +1,11 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { RateLimits, rateLimitHeaders, StoreUnavailable, type RateVerdict } from '@kobana/nest-mcp';
+import {
+  RateLimits,
+  rateLimitHeaders,
+  setRateLimitHeaders,
+  StoreUnavailable,
+  type RateVerdict,
+} from '@kobana/nest-mcp';
 import type { Request, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
 import { type KaduPrincipal, principalKeyOf } from './kadu-principal.js';
@@ -12,13 +18,25 @@ import { type KaduPrincipal, principalKeyOf } from './kadu-principal.js';
 export class ApiRateLimitGuard implements CanActivate {
   constructor(private readonly limits: RateLimits) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<Request & { user: KaduPrincipal }>();
-    const res = context.switchToHttp().getResponse<Response>();
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const req = context.getArgByIndex<Request & { user: KaduPrincipal }>(0);
+    const res = context.getArgByIndex<Response>(1);
     const key = principalKeyOf(req.user);
+    const write = req.method !== 'GET' && req.method !== 'HEAD';
+    // In-process budgets answer in this tick (RateLimits.answersAtOnce): the same verdicts without
+    // a promise, and Nest's guard consumer takes a boolean without awaiting it.
+    if (this.limits.answersAtOnce('general', 'writes')) {
+      apply(res, this.limits.consumeNow('general', key));
+      if (write) apply(res, this.limits.consumeNow('writes', key));
+      return true;
+    }
+    return this.spend(res, key, write);
+  }
+
+  private async spend(res: Response, key: string, write: boolean): Promise<boolean> {
     try {
       apply(res, await this.limits.consume('general', key));
-      if (req.method !== 'GET' && req.method !== 'HEAD') apply(res, await this.limits.consume('writes', key));
+      if (write) apply(res, await this.limits.consume('writes', key));
     } catch (error) {
       if (error instanceof StoreUnavailable) throw storeDown();
       throw error;
@@ -29,11 +47,10 @@ export class ApiRateLimitGuard implements CanActivate {
 
 export function apply(res: Response, verdict: RateVerdict | undefined): void {
   if (!verdict) return;
-  const headers = rateLimitHeaders(verdict);
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  setRateLimitHeaders(res, verdict);
   if (!verdict.allowed) {
     const error = new ApiError(429, 'rate_limited', 'Too many requests', `Retry after ${verdict.resetSec} seconds`);
-    for (const [name, value] of Object.entries(headers)) error.withHeader(name, value);
+    for (const [name, value] of Object.entries(rateLimitHeaders(verdict))) error.withHeader(name, value);
     throw error;
   }
 }

@@ -101,7 +101,14 @@ export { InMemoryEventBus } from './events/in-memory-event-bus.js';
 export { McpEvents } from './subscriptions/mcp-events.js';
 export { ListenStreams } from './subscriptions/listen-streams.js';
 export type { McpSubscriptionOptions } from './options/subscription-options.js';
-export { RateLimits, rateLimitHeaders, DEFAULT_BUDGETS, type RateVerdict } from './state/rate-limits.js';
+export {
+  RateLimits,
+  rateLimitHeaders,
+  setRateLimitHeaders,
+  DEFAULT_BUDGETS,
+  type HeaderSink,
+  type RateVerdict,
+} from './state/rate-limits.js';
 
 // Host pages, OAuth helpers, logs
 export { renderPage, escapeHtml, type PageBrand, type PageContent } from './pages/page-layout.js';

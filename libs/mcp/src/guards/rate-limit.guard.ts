@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { McpToolRegistry } from '../discovery/tool-registry.js';
 import { exchangeOf } from '../call/exchange.js';
 import { McpRejectionError, StoreUnavailable } from '../errors.js';
-import { RateLimits, rateLimitHeaders, type RateVerdict } from '../state/rate-limits.js';
+import { RateLimits, type RateVerdict, setRateLimitHeaders } from '../state/rate-limits.js';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import type { LadderCheck } from './ladder-check.js';
@@ -80,7 +80,7 @@ export class RateLimitGuard implements CanActivate, LadderCheck {
 
   private applyVerdict(res: Response, verdict: RateVerdict | undefined, id: JsonRpcId | null): void {
     if (!verdict) return;
-    for (const [name, value] of Object.entries(rateLimitHeaders(verdict))) res.setHeader(name, value);
+    setRateLimitHeaders(res, verdict);
     if (!verdict.allowed) throw new McpRejectionError(tooManyRequests(id, verdict.resetSec));
   }
 }

@@ -1,5 +1,6 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { McpRateLimiter } from './mcp-state-store.js';
+import type { RateVerdict } from './rate-limits.js';
 
 interface Window {
   consumed: number;
@@ -38,6 +39,28 @@ export class ProcessBudget implements McpRateLimiter {
   }
 
   consumeNow(key: string, points = 1): SpentNow {
+    const { consumed, msBeforeNext, first } = this.spend(key, points);
+    const res = new RateLimiterRes(Math.max(this.points - consumed, 0), msBeforeNext, consumed, first);
+    return { allowed: consumed <= this.points, res };
+  }
+
+  /**
+   * consumeNow's answer as RateLimits words it (its `verdict` of the result), without the
+   * RateLimiterRes between them: the in-process rung spends on every call (bench/RESULTS.md, issue
+   * 32). `limit` is this budget's points; rate-limits.spec.ts compares it with the general path.
+   */
+  verdictNow(key: string, points = 1): RateVerdict {
+    const { consumed, msBeforeNext } = this.spend(key, points);
+    return {
+      allowed: consumed <= this.points,
+      limit: this.points,
+      remaining: Math.max(this.points - consumed, 0),
+      resetSec: Math.max(1, Math.ceil(msBeforeNext / 1000)),
+    };
+  }
+
+  /** Spends `points` of the key's window, opening a new one when none is live. */
+  private spend(key: string, points: number): { consumed: number; msBeforeNext: number; first: boolean } {
     const now = Date.now();
     let window = this.windows.get(key);
     let msBeforeNext: number;
@@ -51,9 +74,7 @@ export class ProcessBudget implements McpRateLimiter {
       this.windows.set(key, window);
       msBeforeNext = durationMs === 0 ? -1 : durationMs;
     }
-    const consumed = window!.consumed;
-    const res = new RateLimiterRes(Math.max(this.points - consumed, 0), msBeforeNext, consumed, first);
-    return { allowed: consumed <= this.points, res };
+    return { consumed: window!.consumed, msBeforeNext, first };
   }
 
   consume(key: string, points = 1): Promise<RateLimiterRes> {

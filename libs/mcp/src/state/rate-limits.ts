@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { StoreUnavailable } from '../errors.js';
 import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from './mcp-state-store.js';
+import { ProcessBudget } from './process-budget.js';
 import { type BudgetName, MCP_STATE_OPTIONS, type McpStateOptions, type RateBudget } from './mcp-state.options.js';
 
 /** Defaults documented in docs/module-options.md (`rateLimits`): generous for reads, tighter for writes and failed logins. */
@@ -25,14 +26,21 @@ export interface RateVerdict {
  */
 @Injectable()
 export class RateLimits {
-  private readonly limiters = new Map<BudgetName, { budget: RateBudget; limiter: McpRateLimiter }>();
+  private readonly limiters = new Map<
+    BudgetName,
+    { budget: RateBudget; limiter: McpRateLimiter; inProcess: ProcessBudget | undefined }
+  >();
   private readonly refusalListeners: ((budget: BudgetName) => void)[] = [];
 
   constructor(@Inject(MCP_STATE_STORE) store: McpStateStore, @Inject(MCP_STATE_OPTIONS) options: McpStateOptions) {
     const configured = options.rateLimits;
     for (const name of Object.keys(DEFAULT_BUDGETS) as BudgetName[]) {
       const budget = configured?.[name] ?? DEFAULT_BUDGETS[name];
-      if (budget) this.limiters.set(name, { budget, limiter: store.limiter(name, budget.points, budget.durationSec) });
+      if (!budget) continue;
+      const limiter = store.limiter(name, budget.points, budget.durationSec);
+      // Made here with the budget's own points, so its verdictNow words the same verdict as consumeNow below.
+      const inProcess = limiter instanceof ProcessBudget ? limiter : undefined;
+      this.limiters.set(name, { budget, limiter, inProcess });
     }
   }
 
@@ -72,6 +80,11 @@ export class RateLimits {
   consumeNow(name: BudgetName, key: string, points = 1): RateVerdict | undefined {
     const entry = this.limiters.get(name);
     if (!entry) return undefined;
+    if (entry.inProcess) {
+      const now = entry.inProcess.verdictNow(key, points);
+      if (!now.allowed) for (const listener of this.refusalListeners) listener(name);
+      return now;
+    }
     const spent = entry.limiter.consumeNow!(key, points);
     if (!spent.allowed) for (const listener of this.refusalListeners) listener(name);
     return verdict(entry.budget, spent.res, spent.allowed);
@@ -115,4 +128,21 @@ export function rateLimitHeaders(v: RateVerdict): Record<string, string> {
     'RateLimit-Reset': String(v.resetSec),
     ...(v.allowed ? {} : { 'Retry-After': String(v.resetSec) }),
   };
+}
+
+/** Where a verdict's headers are set: an HTTP response. */
+export interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
+
+/**
+ * rateLimitHeaders(v) set on `res`, the same names, values and order, without the record and its
+ * entries: both doors set them on every call (bench/RESULTS.md, issue 32). rate-limits.spec.ts
+ * compares the two.
+ */
+export function setRateLimitHeaders(res: HeaderSink, v: RateVerdict): void {
+  res.setHeader('RateLimit-Limit', String(v.limit));
+  res.setHeader('RateLimit-Remaining', String(v.remaining));
+  res.setHeader('RateLimit-Reset', String(v.resetSec));
+  if (!v.allowed) res.setHeader('Retry-After', String(v.resetSec));
 }
