@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import bearer from 'passport-http-bearer';
+import { ConnectionStandings } from './connection-standing.js';
 import type { KaduPrincipal } from './kadu-principal.js';
 import type { MembershipCheck } from './membership.js';
 import { TokenVerifier } from './token-verifier.js';
@@ -10,6 +11,8 @@ import { TokenVerifier } from './token-verifier.js';
 const { Strategy } = bearer;
 
 const failures = new WeakMap<Request, string>();
+/** Per connection, the standing its last known caller was admitted with (connection-standing.ts). */
+const standings = new ConnectionStandings();
 
 /** Why the token of this request was refused, for the challenge's error_description. */
 export function authFailureOf(req: Request): string | undefined {
@@ -82,14 +85,24 @@ export function knownCaller(door: 'mcp' | 'api', req: Request): KaduPrincipal | 
   const token = header.slice(space + 1);
   if (token === '' || (req.body as { access_token?: unknown } | undefined)?.access_token || req.url.includes('?'))
     return undefined;
+  // One clock reading for both memos: the token's verdict and the member's record are judged at one instant.
+  const now = Date.now();
   const verdict = binding.verifier.recall(
     token,
     door === 'mcp' ? binding.mcpAudience : binding.apiAudience,
     req.socket,
+    now,
   );
   if (!verdict) return undefined;
   const membership = req.app.locals.kaduMembership as MembershipCheck | undefined;
-  return membership ? membership.effectiveNow(verdict.principal, verdict.issuedAt) : verdict.principal;
+  if (!membership) return verdict.principal;
+  if (!membership.standingNow) return membership.effectiveNow(verdict.principal, verdict.issuedAt);
+  const kept = standings.recall(req.socket, verdict, membership, now);
+  if (kept) return kept;
+  const standing = membership.standingNow(verdict.principal, verdict.issuedAt, now);
+  if (!standing) return undefined;
+  standings.remember(req.socket, verdict, membership, standing);
+  return standing.caller;
 }
 
 /** Tokens for the MCP door: audience = the MCP endpoint's canonical URL. */

@@ -25,10 +25,16 @@ export class ConnectionVerdicts {
   private readonly byConnection = new WeakMap<object, Remembered>();
 
   /** The verdict remembered for this token and audience on this connection, if it still holds. */
-  recall(connection: object, token: string, audience: string, generation: number): Verified | undefined {
+  recall(
+    connection: object,
+    token: string,
+    audience: string,
+    generation: number,
+    now = Date.now(),
+  ): Verified | undefined {
     const memo = this.byConnection.get(connection);
     if (!memo || memo.token !== token || memo.audience !== audience || memo.generation !== generation) return;
-    if (Date.now() >= memo.until) {
+    if (now >= memo.until) {
       this.byConnection.delete(connection);
       return;
     }

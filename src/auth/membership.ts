@@ -14,6 +14,19 @@ export interface MembershipCheck {
    * undefined and `effective` must be asked: a cached request then creates no promise.
    */
   effectiveNow(principal: KaduPrincipal, issuedAt: number | undefined): KaduPrincipal | undefined;
+  /**
+   * effectiveNow's answer at `now` (a clock reading), with the means to tell later whether it still
+   * holds: a connection's next request reuses it (known-callers.ts) only while the member's cached
+   * record is the very one it came from and unexpired — any change forgets that record at once.
+   */
+  standingNow?(principal: KaduPrincipal, issuedAt: number | undefined, now: number): Standing | undefined;
+}
+
+/** The caller a cached member record made of a principal, and whether that record still stands. */
+export interface Standing {
+  readonly caller: KaduPrincipal;
+  /** True while effectiveNow would answer `caller` from the same record at `now`. */
+  holds(now: number): boolean;
 }
 
 export const MEMBERSHIP = Symbol('MEMBERSHIP');

@@ -141,8 +141,13 @@ export class TokenVerifier implements OnModuleInit {
    * hashing or waiting: held no longer than the cache above would hold it, and never across a
    * change of the key set. Undefined when there is none: verify() then decides.
    */
-  recall(token: string, audience: string, connection: object): (Verification & { ok: true }) | undefined {
-    return this.connections.recall(connection, token, audience, this.generation);
+  recall(
+    token: string,
+    audience: string,
+    connection: object,
+    now = Date.now(),
+  ): (Verification & { ok: true }) | undefined {
+    return this.connections.recall(connection, token, audience, this.generation, now);
   }
 
   private async verifyAfresh(token: string, audience: string): Promise<Verification & { expiresAt?: number }> {

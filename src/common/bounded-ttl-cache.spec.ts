@@ -35,4 +35,26 @@ describe('BoundedTtlCache', () => {
     cache.delete('a');
     expect(cache.get('a')).toBeUndefined();
   });
+
+  it('says an entry it gave out holds until it is replaced, dropped, evicted or expired', () => {
+    const cache = new BoundedTtlCache<string>(2);
+    const now = 1_000_000;
+    const entries = () => ['a', 'b'].map((key) => [key, cache.entry(key, now)!] as const);
+    cache.set('a', 'A', Date.now() + 60_000);
+    cache.set('b', 'B', Date.now() + 60_000);
+    const [[, a], [, b]] = entries();
+    expect(cache.holds('a', a, now)).toBe(true);
+    expect(cache.holds('a', a, a.until)).toBe(false);
+    cache.set('a', 'A', a.until);
+    expect(cache.holds('a', a, now)).toBe(false);
+    cache.delete('b');
+    expect(cache.holds('b', b, now)).toBe(false);
+    cache.set('b', 'B', Date.now() + 60_000);
+    const [[, a2], [, b2]] = entries();
+    cache.set('c', 'C', Date.now() + 60_000);
+    expect(cache.holds('a', a2, now)).toBe(false);
+    expect(cache.holds('b', b2, now)).toBe(true);
+    cache.clear();
+    expect(cache.holds('b', b2, now)).toBe(false);
+  });
 });

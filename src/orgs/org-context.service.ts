@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit, Optional } from '@nestjs/common';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
-import { capToStoredRole, type MembershipCheck } from '../auth/membership.js';
+import { capToStoredRole, type MembershipCheck, type Standing } from '../auth/membership.js';
 import { ApiError } from '../common/api-error.js';
 import { BoundedTtlCache } from '../common/bounded-ttl-cache.js';
 import { newId } from '../common/ids.js';
@@ -105,6 +105,18 @@ export class OrgContextService implements MembershipCheck, OnModuleInit, OnModul
   effectiveNow(principal: KaduPrincipal, issuedAt: number | undefined): KaduPrincipal | undefined {
     const cached = this.rows.get(keyOf(principal.org, principal.subject));
     return cached === undefined ? undefined : cappedBy(cached ?? undefined, principal, issuedAt);
+  }
+
+  standingNow(principal: KaduPrincipal, issuedAt: number | undefined, now: number): Standing | undefined {
+    const key = keyOf(principal.org, principal.subject);
+    const entry = this.rows.entry(key, now);
+    if (!entry) return undefined;
+    const rows = this.rows;
+    // Every change heard (heard(): delete or clear) and every new read (set) replaces the entry.
+    return {
+      caller: cappedBy(entry.value ?? undefined, principal, issuedAt),
+      holds: (at) => rows.holds(key, entry, at),
+    };
   }
 
   /**
