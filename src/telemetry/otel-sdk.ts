@@ -13,9 +13,10 @@ import {
   type MetricReader,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { memoiseAttributeHashes } from './attribute-hash-memo.js';
+import { CompactBatchSpanProcessor } from './ended-span.js';
 import { otlpMetricExporter, otlpTraceExporter } from './otlp-exporters.js';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
 
@@ -58,8 +59,9 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
   const tracerProvider = config.traces
     ? new NodeTracerProvider({
         resource,
+        // Ended spans wait in the batch as what the exporter reads only (ended-span.ts).
         spanProcessors: [
-          new BatchSpanProcessor(
+          new CompactBatchSpanProcessor(
             config.traces === 'otlp' ? otlpTraceExporter(config.protocol.traces) : new ConsoleSpanExporter(),
           ),
         ],
