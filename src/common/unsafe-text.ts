@@ -22,7 +22,7 @@ function problemOf(text: string): UnsafeText['problem'] | undefined {
 const ESCAPED_UNSAFE = /(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
 
 // Any NUL or surrogate at all, paired or not: a string without one holds nothing unsafe.
-const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+export const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 /**
  * True when `value` surely holds no unsafe text: a scalar, or a plain object (Object.prototype or

@@ -32,16 +32,28 @@ class ProtoNamedDto {
   times: number;
 }
 
-/** The pipe as it was before the shortcut: every object value is shaped into a copy. */
+/** The pipe as it was before the shortcuts: every value is checked for unsafe text, every object shaped into a copy. */
 class WithoutShortcut extends KaduValidationPipe {
+  protected override isSafeOwnShape(): boolean {
+    return false;
+  }
   protected override isItsOwnShape(): boolean {
     return false;
   }
 }
 
-/** The pipe, counting the values it validated as they are. */
+/** The pipe, counting the values it validated as they are (by either shortcut, and by the one-pass one). */
 class Counting extends KaduValidationPipe {
   shortcuts = 0;
+  onePass = 0;
+  protected override isSafeOwnShape(...args: Parameters<KaduValidationPipe['isSafeOwnShape']>): boolean {
+    const taken = super.isSafeOwnShape(...args);
+    if (taken) {
+      this.shortcuts++;
+      this.onePass++;
+    }
+    return taken;
+  }
   protected override isItsOwnShape(...args: Parameters<KaduValidationPipe['isItsOwnShape']>): boolean {
     const taken = super.isItsOwnShape(...args);
     if (taken) this.shortcuts++;
@@ -74,6 +86,15 @@ const FIELDS = [
   'roles',
   'member_ids',
   'destinations',
+];
+
+/** Where the value comes from: a whole body or query (a DTO), or one named part of it. */
+const PLACES: Omit<ArgumentMetadata, 'metatype'>[] = [
+  { type: 'body', data: undefined },
+  { type: 'body', data: undefined },
+  { type: 'query', data: undefined },
+  { type: 'body', data: 'input' },
+  { type: 'param', data: 'id' },
 ];
 
 const scalar = fc.oneof(
@@ -147,8 +168,8 @@ describe('KaduValidationPipe', () => {
     const before = new WithoutShortcut();
     await checkProperty(
       'KaduValidationPipe = without its shortcut',
-      fc.asyncProperty(fc.constantFrom(...DTOS), body, async (metatype, drawn) => {
-        const metadata: ArgumentMetadata = { type: 'body', metatype, data: undefined };
+      fc.asyncProperty(fc.constantFrom(...DTOS), body, fc.constantFrom(...PLACES), async (metatype, drawn, place) => {
+        const metadata: ArgumentMetadata = { ...place, metatype };
         const mine = parsed(drawn);
         const theirs = parsed(drawn);
         expect(await outcome(pipe, mine, metadata)).toEqual(await outcome(before, theirs, metadata));
@@ -160,6 +181,7 @@ describe('KaduValidationPipe', () => {
     // The draws took the shortcut often enough to prove it (and not always).
     expect(pipe.shortcuts).toBeGreaterThan(200);
     expect(pipe.shortcuts).toBeLessThan(1_800);
+    expect(pipe.onePass).toBeGreaterThan(100);
   });
 
   it('takes the shortcut for a flat DTO body and still refuses what the copy refused', async () => {
@@ -169,6 +191,7 @@ describe('KaduValidationPipe', () => {
     expect(entity).toBeInstanceOf(EchoLikeDto);
     expect({ ...entity }).toEqual({ text: 'hello', times: 2 });
     expect(pipe.shortcuts).toBe(1);
+    expect(pipe.onePass).toBe(1);
     await expect(Promise.resolve().then(() => pipe.transform({ text: 'x', times: 9 }, metadata))).rejects.toThrow();
     // An undeclared key or a free-form object: shaped as before.
     await expect(

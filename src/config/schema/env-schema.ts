@@ -1,4 +1,4 @@
-import { registerDecorator, validateSync } from 'class-validator';
+import { getMetadataStorage, registerDecorator, validateSync } from 'class-validator';
 import type { EnvKind } from './env-kinds.js';
 
 /** What an operator reads about one variable: the configuration table's row. */
@@ -30,6 +30,9 @@ export type SchemaClass<T = object> = new () => T;
 
 const SETTINGS = new Map<Function, Setting[]>();
 
+/** The name of the class-validator constraint `@Env` registers (one per checked variable). */
+const ENV_CONSTRAINT = 'kaduEnv';
+
 /**
  * Declares one environment variable on a schema class: the property is named after the variable
  * and typed as the value the app uses. The kind's check becomes a class-validator constraint, so
@@ -55,7 +58,7 @@ export function Env<T>(kind: EnvKind<T>, options: SettingOptions): PropertyDecor
     registerDecorator({
       target,
       propertyName: name,
-      name: 'kaduEnv',
+      name: ENV_CONSTRAINT,
       validator: {
         validate: (value: unknown, args) => check(raw(value), name, args!.object as NodeJS.ProcessEnv) === undefined,
         defaultMessage: (args) => check(raw(args!.value), name, args!.object as NodeJS.ProcessEnv) ?? name,
@@ -81,12 +84,33 @@ export function readEnv<T extends object>(
   env: NodeJS.ProcessEnv,
 ): { values: T; problems: string[] } {
   const subject = Object.assign(new schema(), env);
-  const errors = validateSync(subject, { stopAtFirstError: true, forbidUnknownValues: false });
-  const problems = errors.flatMap((error) => Object.values(error.constraints ?? {}));
+  const problems = passesEveryCheck(schema, subject)
+    ? []
+    : validateSync(subject, { stopAtFirstError: true, forbidUnknownValues: false }).flatMap((error) =>
+        Object.values(error.constraints ?? {}),
+      );
   const values = {} as Record<string, unknown>;
   for (const setting of SETTINGS.get(schema) ?? []) {
     const given = setting.kind.parse(raw(env[setting.name]));
     values[setting.name] = given ?? (setting.default === undefined ? undefined : setting.kind.parse(setting.default));
   }
   return { values: values as T, problems };
+}
+
+/**
+ * Whether `validateSync(subject)` would find no problem, asked of the kinds' checks directly: the
+ * same checks with the same arguments, without class-validator's executor. Kept out of it, the
+ * schema classes' constraints (dozens, one class each) never reach the executor's call sites that
+ * every tool call's validation shares, which then stay faster (bench/RESULTS.md, issue 32). Only
+ * for a schema whose every rule is an `@Env` check of its own: anything else is asked of
+ * `validateSync`, which also words the problems when a check fails.
+ */
+function passesEveryCheck(schema: SchemaClass, subject: object): boolean {
+  if (Object.getPrototypeOf(schema) !== Function.prototype) return false;
+  const settings = SETTINGS.get(schema) ?? [];
+  const rules = getMetadataStorage().getTargetValidationMetadatas(schema, '', true, false);
+  const checked = settings.filter((setting) => setting.kind.check);
+  if (rules.length !== checked.length || rules.some((rule) => rule.name !== ENV_CONSTRAINT)) return false;
+  const values = subject as NodeJS.ProcessEnv;
+  return checked.every((setting) => setting.kind.check!(raw(values[setting.name]), setting.name, values) === undefined);
 }
