@@ -29,16 +29,6 @@ export function readCompleteBody(req: Request, limit: number): BodyRead | undefi
 }
 
 /**
- * Whether the request declares a body whose bytes the HTTP parser has not handed over yet: during
- * the 'request' event a body that came with the headers is still in the parser, which hands it over
- * once the event's handlers return; one microtask later readCompleteBody finds it buffered.
- */
-export function bodyStillArriving(req: Request): boolean {
-  const declared = req.headers['content-length'];
-  return declared !== undefined && !req.readableEnded && req.readableLength < Number(declared);
-}
-
-/**
  * Reads the raw body up to `limit` bytes. Past the limit it stops reading at once (rung 6): the
  * caller answers 413 and the connection is closed, so a chunked or lying upload cannot fill memory.
  */

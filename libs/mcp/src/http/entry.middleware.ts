@@ -3,7 +3,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { McpConfig } from '../mcp-config.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { exchangeOf } from '../call/exchange.js';
-import { bodyStillArriving } from '../call/read-body.js';
 import { bodyTooLarge, HEADER_PROTOCOL_VERSION, isOriginAllowed, originForbidden } from '../protocol/index.js';
 import { sendRejection, setCommonHeaders } from './send.js';
 
@@ -18,7 +17,7 @@ export class McpEntryMiddleware implements NestMiddleware {
     private readonly telemetry: McpTelemetry,
   ) {}
 
-  use(req: Request, res: Response, next: NextFunction): void | Promise<void> {
+  use(req: Request, res: Response, next: NextFunction): void {
     this.telemetry.arrived(exchangeOf(req));
     const requested = req.headers[HEADER_PROTOCOL_VERSION];
     // Until the body is read, the revision in use is the header's, when it names one we serve.
@@ -38,11 +37,6 @@ export class McpEntryMiddleware implements NestMiddleware {
       sendRejection(res, bodyTooLarge(this.config.bodyLimit));
       return;
     }
-    // A body that came with the headers is buffered one microtask later (read-body.ts): what runs
-    // next (the app's guards, then the ladder's) starts then, so the ladder reads it in the same
-    // pass instead of making Nest's guard consumer await it (bench/RESULTS.md, issue 32, eighth
-    // pass). Nothing is read here: the body is still read only after authentication (rung 3).
-    if (bodyStillArriving(req)) return Promise.resolve().then(() => next());
     next();
   }
 }

@@ -123,8 +123,8 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
   });
 
   it('a body that follows its headers, in pieces, gets the answer of one sent with them', async () => {
-    // The entry middleware lets the guards start once a body sent with its headers is buffered
-    // (http/entry.middleware.ts); a body still on its way is read as a stream, with the same answer.
+    // A body that came with its headers is taken at once (call/read-body.ts readCompleteBody); one
+    // still on its way is read as a stream: the client sees the same answer either way.
     const r = build();
     const json = JSON.stringify(r.body);
     const together = await post(r).set('Content-Type', 'application/json').send(json);
