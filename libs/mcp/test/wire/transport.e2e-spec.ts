@@ -122,6 +122,29 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
     expect((await post(r).set('Content-Type', 'application/json').send(padded)).status).toBe(200);
   });
 
+  it('a body that follows its headers, in pieces, gets the answer of one sent with them', async () => {
+    // A body that came with its headers is taken at once (call/read-body.ts readCompleteBody); one
+    // still on its way is read as a stream: the client sees the same answer either way.
+    const r = build();
+    const json = JSON.stringify(r.body);
+    const together = await post(r).set('Content-Type', 'application/json').send(json);
+    const bytes = Buffer.from(json);
+    const apart = await rawPost(
+      `${w.url}/mcp`,
+      { ...r.headers, Authorization: `Bearer ${TOKEN}`, 'Content-Length': String(bytes.length) },
+      async (write, end) => {
+        await write(bytes.subarray(0, 10));
+        await new Promise((wrote) => setTimeout(wrote, 20));
+        await write(bytes.subarray(10));
+        end();
+      },
+    );
+    expect(apart.status).toBe(together.status);
+    for (const name of ['content-type', 'content-length', 'cache-control', 'mcp-protocol-version'])
+      expect(apart.headers[name]).toEqual(together.headers[name]);
+    expect(apart.body).toBe(together.text);
+  });
+
   it('rung 6a: 64 levels of JSON pass; 65 and 100 000 answer 400 -32600 with data.max_depth, unparsed', async () => {
     const r = build();
     const nested = (levels: number) => {
