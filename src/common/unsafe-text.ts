@@ -37,14 +37,15 @@ function clearlySafe(value: unknown): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return false;
   for (const key of Object.keys(value)) {
-    if (SUSPECT.test(key)) return false;
-    const field = (value as Record<string, unknown>)[key];
-    if (typeof field === 'string') {
-      if (SUSPECT.test(field)) return false;
-    } else if (field !== null && typeof field !== 'number' && typeof field !== 'boolean' && field !== undefined)
-      return false;
+    if (SUSPECT.test(key) || !isSafeScalar((value as Record<string, unknown>)[key])) return false;
   }
   return true;
+}
+
+/** A JSON scalar (or undefined) that holds no NUL or surrogate: what a flat value's fields must be to be cleared. */
+export function isSafeScalar(field: unknown): boolean {
+  if (typeof field === 'string') return !SUSPECT.test(field);
+  return field === null || field === undefined || typeof field === 'number' || typeof field === 'boolean';
 }
 
 /** The first unsafe string (a value or an object key) in a JSON-like value; iterative, any depth. */

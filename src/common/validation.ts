@@ -2,7 +2,7 @@ import { type ArgumentMetadata, Injectable, type ValidationError, type Validatio
 import { getMetadataStorage, registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
 import { JSONSchema, McpValidationPipe } from '@kobana/nest-mcp';
 import { ApiError, type ApiErrorItem } from './api-error.js';
-import { findUnsafeText, SUSPECT } from './unsafe-text.js';
+import { findUnsafeText, isSafeScalar, SUSPECT } from './unsafe-text.js';
 import { memoiseValidationMetadata } from './validation-metadata-memo.js';
 
 memoiseValidationMetadata();
@@ -135,12 +135,7 @@ export class KaduValidationPipe extends McpValidationPipe {
   protected isSafeOwnShape(value: object, plan: DtoPlan): boolean {
     const { plainFields } = plan;
     for (const key of Object.keys(value)) {
-      if (!plainFields.has(key)) return false;
-      const field = (value as Record<string, unknown>)[key];
-      if (typeof field === 'string') {
-        if (SUSPECT.test(field)) return false;
-      } else if (field !== null && typeof field !== 'number' && typeof field !== 'boolean' && field !== undefined)
-        return false;
+      if (!plainFields.has(key) || !isSafeScalar((value as Record<string, unknown>)[key])) return false;
     }
     return true;
   }
