@@ -89,9 +89,8 @@ function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
     protected abstract readonly refusals: DoorRefusals;
 
     override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-      // The request as switchToHttp().getRequest() gives it, without the three closures that
-      // switchToHttp() sets on the context: this path runs on every call of either door.
-      const req = context.getArgByIndex<Request>(0);
+      const http = context.switchToHttp();
+      const req = http.getRequest<Request>();
       // The same token as this connection's previous request, still good: admitted as passport
       // would (AuthGuard sets `req.user`), without running it (bearer.strategies.ts knownCaller).
       const known = knownCaller(door, req);
@@ -99,7 +98,7 @@ function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
         (req as Request & { user?: KaduPrincipal }).user = known;
         return true;
       }
-      const res = context.switchToHttp().getResponse<Response>();
+      const res = http.getResponse<Response>();
       return withFailedAuthBudget(
         this.limits,
         req,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import express, { type Request, type Response } from 'express';
-import { ExpressAdapter } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@kobana/nest-mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
@@ -28,12 +27,11 @@ export function configureHttp(
   mcpPath = '/mcp',
   observability: HttpObservability = {},
 ): void {
-  const adapter = app.getHttpAdapter();
-  // Any other adapter would take the request hook below as a no-op: no Request-Id, no body parsers.
-  if (!(adapter instanceof ExpressAdapter)) throw new Error("configureHttp needs Nest's Express adapter");
-  const instance = adapter.getInstance() as express.Express;
+  const instance = app.getHttpAdapter().getInstance() as express.Express;
   instance.disable('x-powered-by');
   instance.set('trust proxy', 'loopback');
+  // The observer first, so that its span and timing cover everything after it.
+  if (observability.requests || observability.accessLog) app.use(requestObserver(mcpPath, observability.accessLog));
   // One nesting limit at both doors (the MCP endpoint checks the same one): scanned before parsing.
   const json = express.json({
     limit: config.bodyLimit,
@@ -42,8 +40,9 @@ export function configureHttp(
     },
   });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
-  // The Request-Id and the body parsers together: the MCP calls included, every request runs them.
-  const gate = (req: Request, res: Response, next: () => void): void => {
+  // The Request-Id and the body parsers in one middleware: Express runs each layer through its
+  // router's loop on every request, the MCP calls included (bench/RESULTS.md, issue 32).
+  app.use((req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     res.setHeader(
       'Request-Id',
@@ -57,16 +56,7 @@ export function configureHttp(
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));
     });
-  };
-  // The observer first, so that its span and timing cover everything after it.
-  const observer =
-    observability.requests || observability.accessLog ? requestObserver(mcpPath, observability.accessLog) : undefined;
-  // Run from the request hook of Nest's Express adapter (its first router layer, present in every
-  // app, which calls `done` to go on) rather than as router layers of their own: Express's router
-  // loop costs a pass per layer on every request (bench/RESULTS.md, issue 32 and w34kadu).
-  adapter.setOnRequestHook(
-    observer ? (req: Request, res: Response, done: () => void) => observer(req, res, () => gate(req, res, done)) : gate,
-  );
+  });
 }
 
 class NestingTooDeep extends Error {}
