@@ -111,20 +111,24 @@ describe('sendJson', () => {
     );
   });
 
-  it('answers pipelined requests of one connection in their order', async () => {
+  it('answers pipelined requests of one connection in their order, those queued behind another too', async () => {
+    const queued: boolean[] = [];
     ({ server } = await serve((req, res) => {
-      void readBody(req).then((text) => sendJson(res, 200, text));
+      // Answered as soon as the request's head is read, so the next request of the same packet
+      // finds this answer still waiting for its turn: Node queues it, with no socket yet.
+      queued.push(res.socket === null);
+      sendJson(res, 200, JSON.stringify({ n: Number(req.headers['x-n']) }));
     }));
     const port = (server.address() as AddressInfo).port;
-    const one = (body: string) =>
-      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const one = (n: number) =>
+      `POST / HTTP/1.1\r\nHost: x\r\nX-N: ${n}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
     const received = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write(one('{"n":1}') + one('{"n":2}') + one('{"n":3}')));
+      const socket = connect(port, '127.0.0.1', () => socket.write(one(1) + one(2) + one(3)));
       let text = '';
       socket.setEncoding('utf8');
       socket.on('data', (chunk: string) => {
         text += chunk;
-        if ((text.match(/HTTP\/1\.1 200/g) ?? []).length === 3 && text.endsWith('{"n":3}')) {
+        if (text.endsWith('{"n":3}')) {
           socket.destroy();
           resolve(text);
         }
@@ -132,6 +136,37 @@ describe('sendJson', () => {
       socket.on('error', reject);
     });
     expect([...received.matchAll(/\r\n\r\n(\{"n":\d\})/g)].map((m) => m[1])).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
+    expect(queued).toEqual([false, true, true]);
+  });
+
+  it('leaves alone an answer that other code ended before the turn ended: no second end, no error', async () => {
+    const errors: unknown[] = [];
+    const queued: boolean[] = [];
+    let settled!: () => void;
+    const afterTurns = new Promise<void>((resolve) => (settled = resolve));
+    ({ server } = await serve((req, res) => {
+      res.on('error', (error) => errors.push(error));
+      queued.push(res.socket === null);
+      sendJson(res, 200, JSON.stringify({ n: req.headers['x-n'] }));
+      if (req.headers['x-n'] !== '2') return;
+      // What Nest's default filter does when the headers were already sent; the answer is queued
+      // behind the first one of the connection, where a second end is an 'error' event.
+      res.end();
+      setImmediate(() => setImmediate(() => setTimeout(settled, 50)));
+    }));
+    const port = (server.address() as AddressInfo).port;
+    const one = (n: number) =>
+      `POST / HTTP/1.1\r\nHost: x\r\nX-N: ${n}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`;
+    let received = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(one(1) + one(2)));
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    await afterTurns;
+    socket.destroy();
+    expect(queued).toEqual([false, true]);
+    expect(received).toContain('{"n":"1"}');
+    expect(received).not.toContain('{"n":"2"}');
+    expect(errors).toEqual([]);
   });
 
   it('does not write to a connection gone before the turn ended, and goes on serving', async () => {

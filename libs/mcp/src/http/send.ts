@@ -38,12 +38,12 @@ export function sendJson(
  * Each write to a peer that is idle wakes it, and on a virtual machine that wake-up is charged to the
  * writer (a VM exit): coalesced, the turn's answers find it awake after the first. Measured on the
  * bench's loopback: ~40 % less server CPU per `tools/call` (bench/RESULTS.md, issue 32, ninth pass).
- * The delay is at most the rest of the turn; a connection gone meanwhile is not written to.
+ * The delay is at most one turn of the loop.
  */
 function writeParts(res: Response, parts: readonly (string | Buffer)[]): void {
-  // A response queued behind another on a pipelined connection has no socket yet: it is ended, and
-  // Node sends it once the one before has left.
-  if (res.destroyed || res.socket?.destroyed === true) return;
+  // Ended by other code meanwhile (a second end is a write after end), or its connection gone. A response queued behind another on a pipelined connection has no
+  // socket yet: it is ended, and Node sends it once the one before has left.
+  if (res.writableEnded || res.destroyed || res.socket?.destroyed === true) return;
   // Pre-encoded parts go out as they are (corked: one writev with the headers), never re-encoded.
   if (parts.length > 1) res.cork();
   for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]);
