@@ -275,7 +275,7 @@ const call = modern('tools/call', { name: 'bench_echo', arguments: ARGS });
 const legacyCall = legacy('tools/call', { name: 'bench_echo', arguments: ARGS });
 const apps = [];
 try {
-  // The quick mode leaves out the 50-tool app (no acceptance ratio uses it) to stay under two minutes.
+  // The quick mode leaves out the 50-tool app (no acceptance ratio uses it) to stay short.
   // 5 and 1 000 side by side (tools_list_1000_vs_5, tools_call_1000_vs_5), then 50.
   const counts = QUICK ? [5, 1000] : [5, 1000, 50];
   // With --profile the 5-tool app (the module's own path) is profiled too.
