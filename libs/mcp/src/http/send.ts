@@ -23,7 +23,7 @@ export function sendJson(
     if (encoding === 'gzip') res.setHeader('Content-Encoding', 'gzip');
   }
   // One writeHead with the length known: a single write on the socket, no chunked encoding. The
-  // head is committed now (headersSent: nothing can answer twice); the bytes leave with the turn.
+  // head is committed now (headersSent: sendJson never answers twice); the bytes leave with the turn.
   const fresh = res.getHeader('Cache-Control') !== 'no-store';
   const parts = typeof body === 'string' ? [body] : body;
   let length = 0;
@@ -41,8 +41,9 @@ export function sendJson(
  * The delay is at most one turn of the loop.
  */
 function writeParts(res: Response, parts: readonly (string | Buffer)[]): void {
-  // Ended by other code meanwhile (a second end is a write after end), or its connection gone. A response queued behind another on a pipelined connection has no
-  // socket yet: it is ended, and Node sends it once the one before has left.
+  // Ended by other code meanwhile (a second end is a write after end), or its connection gone. A
+  // response queued behind another on a pipelined connection has no socket yet: it is ended, and
+  // Node sends it once the one before has left.
   if (res.writableEnded || res.destroyed || res.socket?.destroyed === true) return;
   // Pre-encoded parts go out as they are (corked: one writev with the headers), never re-encoded.
   if (parts.length > 1) res.cork();
