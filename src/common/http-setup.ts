@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@kobana/nest-mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
+import { newRequestId } from './request-id.js';
 import type { Logger } from 'pino';
 
 /** What `configureHttp` adds for operators: REST spans and request metrics, and the access log. */
@@ -46,7 +46,7 @@ export function configureHttp(
     const incoming = req.headers['x-request-id'];
     res.setHeader(
       'Request-Id',
-      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : newRequestId(),
     );
     // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk;
     // the development authorization server (oidc-provider) parses its own requests.

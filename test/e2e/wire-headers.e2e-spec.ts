@@ -161,3 +161,47 @@ describe.each(ERAS)('rung 16 against Kadu, %s era', (era) => {
     expect((await new KaduClient(kadu).mcp(era, 'resources/read', { uri: 'kobana://kadu/tasks' })).status).toBe(200);
   });
 });
+
+/**
+ * libs/mcp/docs/security.md: "every response has a request id that the logs carry" — a fresh
+ * version 4 UUID per request (src/common/request-id.ts), or the client's X-Request-Id when it is
+ * 8–128 characters of A–Z a–z 0–9 . _ - (the OpenAPI description's promise), at both doors.
+ */
+describe('Request-Id on both doors', () => {
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const mcp = (extra: Record<string, string> = {}) => {
+    const r = build('2026');
+    return request(url).post('/mcp').set(r.headers).set('Authorization', `Bearer ${token}`).set(extra).send(r.body);
+  };
+  let apiToken: string;
+  beforeAll(async () => {
+    apiToken = await kadu.token({ audience: 'api' });
+  });
+  const rest = (extra: Record<string, string> = {}) =>
+    request(url).get('/api/v1/me').set('Authorization', `Bearer ${apiToken}`).set(extra);
+
+  it.each([
+    ['MCP', mcp],
+    ['REST', rest],
+  ])('%s: a new UUID on every response, none repeated', async (_door, send) => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send()));
+    const ids = answers.map((res) => {
+      expect(res.status).toBe(200);
+      return String(res.headers['request-id']);
+    });
+    for (const id of ids) expect(id).toMatch(UUID_V4);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it.each([
+    ['MCP', mcp],
+    ['REST', rest],
+  ])("%s: the client's own X-Request-Id is kept when it is safe, replaced when it is not", async (_door, send) => {
+    expect((await send({ 'X-Request-Id': 'trace.42_abc-DEF' })).headers['request-id']).toBe('trace.42_abc-DEF');
+    for (const unsafe of ['short', 'has space in it', 'x'.repeat(129), 'semi;colon-here']) {
+      const res = await send({ 'X-Request-Id': unsafe });
+      expect(res.status).toBe(200);
+      expect(res.headers['request-id']).toMatch(UUID_V4);
+    }
+  });
+});
