@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { ExpressAdapter } from '@nestjs/platform-express';
+import express, { type Request, type Response } from 'express';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@kobana/nest-mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
@@ -16,10 +17,18 @@ export interface HttpObservability {
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/** Middleware in Express's shape, as the request hook runs it. */
+type Middleware = (req: Request, res: Response, next: () => void) => void;
+
 /**
  * Express-level setup shared by `main.ts` and the tests. The app is created with Nest's body
  * parser off: the MCP endpoint reads its own body after authentication (libs/mcp/docs/ladder.md rungs 3–7), and
  * every other route gets a 1 MiB JSON parser whose 413 uses the API's envelope.
+ *
+ * What runs before the routes (the observer, the Request-Id, the body parsers) runs in the request
+ * hook of Nest's Express adapter, the first layer of every Nest app's router, rather than in a
+ * layer of its own: each router layer costs every request its own pass through Express's loop,
+ * the MCP calls included (bench/RESULTS.md, issue 32, eleventh pass).
  */
 export function configureHttp(
   app: INestApplication,
@@ -27,11 +36,24 @@ export function configureHttp(
   mcpPath = '/mcp',
   observability: HttpObservability = {},
 ): void {
-  const instance = app.getHttpAdapter().getInstance() as express.Express;
+  const adapter = app.getHttpAdapter() as ExpressAdapter;
+  const instance = adapter.getInstance<express.Express>();
   instance.disable('x-powered-by');
   instance.set('trust proxy', 'loopback');
+  const entry = requestEntry(config, mcpPath);
+  const observer =
+    observability.requests || observability.accessLog ? requestObserver(mcpPath, observability.accessLog) : undefined;
   // The observer first, so that its span and timing cover everything after it.
-  if (observability.requests || observability.accessLog) app.use(requestObserver(mcpPath, observability.accessLog));
+  adapter.setOnRequestHook(observer ? (req, res, done) => observer(req, res, () => entry(req, res, done)) : entry);
+}
+
+/**
+ * The Request-Id of every response (the client's own when it is safe to echo, else a new one),
+ * then the body parsers, except where a route reads its own body: the MCP endpoint (after
+ * authentication), uploads (raw bytes to disk) and the development authorization server
+ * (oidc-provider).
+ */
+function requestEntry(config: AppConfig, mcpPath: string): Middleware {
   // One nesting limit at both doors (the MCP endpoint checks the same one): scanned before parsing.
   const json = express.json({
     limit: config.bodyLimit,
@@ -40,23 +62,19 @@ export function configureHttp(
     },
   });
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
-  // The Request-Id and the body parsers in one middleware: Express runs each layer through its
-  // router's loop on every request, the MCP calls included (bench/RESULTS.md, issue 32).
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     res.setHeader(
       'Request-Id',
       typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : newRequestId(),
     );
-    // The MCP endpoint reads its own body after authentication; uploads stream raw bytes to disk;
-    // the development authorization server (oidc-provider) parses its own requests.
     const path = req.path;
     if (path === mcpPath || path.startsWith('/api/v1/uploads/') || path.startsWith('/oauth/')) return next();
     json(req, res, (jsonError?: unknown) => {
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));
     });
-  });
+  };
 }
 
 class NestingTooDeep extends Error {}

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ValidationPipe, type ArgumentMetadata, type ValidationPipeOptions } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type Type, type ValidationPipeOptions } from '@nestjs/common';
 import * as cv from 'class-validator';
 import { McpValidationPipe } from './mcp-validation.pipe.js';
 import { RememberedMetadata } from './remembered-metadata.js';
@@ -9,11 +9,11 @@ import { RememberedMetadata } from './remembered-metadata.js';
  * storage's own lookup, never stale once rules are added, and the storage itself left untouched.
  */
 const storage = cv.getMetadataStorage();
-const body = (metatype: Function): ArgumentMetadata => ({ type: 'body', metatype });
+const body = (metatype: Type): ArgumentMetadata => ({ type: 'body', metatype });
 const CLOSED: ValidationPipeOptions = { transform: true, whitelist: true, forbidNonWhitelisted: true };
 
 /** Whether each pipe accepts the input: McpValidationPipe's quick path, then Nest's own. */
-async function verdicts(options: ValidationPipeOptions, metatype: Function, input: object) {
+async function verdicts(options: ValidationPipeOptions, metatype: Type, input: object) {
   const accepts = async (pipe: ValidationPipe) => {
     try {
       await pipe.transform({ ...input }, body(metatype));
