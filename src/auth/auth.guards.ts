@@ -89,8 +89,9 @@ function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
     protected abstract readonly refusals: DoorRefusals;
 
     override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-      const http = context.switchToHttp();
-      const req = http.getRequest<Request>();
+      // The HTTP arguments by index: switchToHttp() would add three new closures to the context on
+      // every request, both doors (bench/RESULTS.md, issue 32, eleventh pass).
+      const req = context.getArgByIndex<Request>(0);
       // The same token as this connection's previous request, still good: admitted as passport
       // would (AuthGuard sets `req.user`), without running it (bearer.strategies.ts knownCaller).
       const known = knownCaller(door, req);
@@ -98,7 +99,7 @@ function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
         (req as Request & { user?: KaduPrincipal }).user = known;
         return true;
       }
-      const res = http.getResponse<Response>();
+      const res = context.getArgByIndex<Response>(1);
       return withFailedAuthBudget(
         this.limits,
         req,
