@@ -43,7 +43,9 @@ export function configureHttp(
   const entry = requestEntry(config, mcpPath);
   const observer =
     observability.requests || observability.accessLog ? requestObserver(mcpPath, observability.accessLog) : undefined;
-  // The observer first, so that its span and timing cover everything after it.
+  // The observer first, so that its span and timing cover everything after it. The adapter holds
+  // one request hook, and this is the app's: another caller would replace the Request-Id and the
+  // parsers (wire-headers.e2e-spec.ts checks the id on every kind of answer).
   adapter.setOnRequestHook(observer ? (req, res, done) => observer(req, res, () => entry(req, res, done)) : entry);
 }
 

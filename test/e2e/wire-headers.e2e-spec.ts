@@ -204,4 +204,27 @@ describe('Request-Id on both doors', () => {
       expect(res.headers['request-id']).toMatch(UUID_V4);
     }
   });
+
+  // Set before any route runs (src/common/http-setup.ts): answers that no controller gives carry it too.
+  it('on answers no route gives: an unknown path, a refused body, an oversized body, a refused token', async () => {
+    const post = () =>
+      request(url)
+        .post('/api/v1/tasks')
+        .set('Authorization', `Bearer ${apiToken}`)
+        .set('Content-Type', 'application/json');
+    const answers = [
+      await request(url).get('/no/such/path'),
+      await post().send('{"name":'),
+      await post().send(JSON.stringify({ name: 'x'.repeat(1_100_000) })),
+      await request(url).get('/api/v1/me').set('Authorization', 'Bearer not-a-token'),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([404, 400, 413, 401]);
+    expect(answers.map((res) => (res.body as { errors?: { code: string }[] }).errors?.[0]?.code)).toEqual([
+      'not_found',
+      'invalid_json',
+      'payload_too_large',
+      'unauthorized',
+    ]);
+    for (const res of answers) expect(res.headers['request-id']).toMatch(UUID_V4);
+  });
 });
