@@ -89,8 +89,9 @@ function BearerDoorGuard(strategy: 'mcp-bearer' | 'api-bearer') {
     protected abstract readonly refusals: DoorRefusals;
 
     override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-      // The HTTP arguments by index: switchToHttp() would add three new closures to the context on
-      // every request, both doors (bench/RESULTS.md, issue 32, eleventh pass).
+      // The HTTP arguments by index: each switchToHttp() assigns three new closures to the request's
+      // context (the ladder guard still makes one such call; this saves the other).
+      // Below the bench's resolution (bench/RESULTS.md, issue 32, eleventh pass).
       const req = context.getArgByIndex<Request>(0);
       // The same token as this connection's previous request, still good: admitted as passport
       // would (AuthGuard sets `req.user`), without running it (bearer.strategies.ts knownCaller).

@@ -12,8 +12,9 @@ const DASH = 0x2d;
  * A random (version 4) UUID naming one request in the `Request-Id` header and the logs.
  *
  * Why not `crypto.randomUUID()`: it returns its 36 characters as a rope of twenty pieces, which
- * Node's header check and the response head each copy out again; measured on the Kadu door,
- * ~1 µs of server CPU and ~0.5 kB of garbage per request (bench/RESULTS.md, issue 32, tenth pass).
+ * Node's header check and the response head each copy out again: ~0.5 kB of garbage per request
+ * in the heap profile; the CPU saved is within the bench's variance (bench/RESULTS.md, issue 32,
+ * tenth pass).
  * Here the same 122 random bits from the same generator are written as one flat string.
  */
 export function newRequestId(): string {
