@@ -44,7 +44,8 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const verdictArb: fc.Arbitrary<RateVerdict> = fc.record({
   allowed: fc.boolean(),
   limit: fc.nat(100_000),
-  remaining: fc.nat(100_000),
+  // Beyond the budgets a store keeps in practice too: the bench's are 10^9 (fresh-decimal.ts).
+  remaining: fc.oneof(fc.nat(100_000), fc.maxSafeNat()),
   resetSec: fc.integer({ min: 1, max: 100_000 }),
 });
 
@@ -92,6 +93,23 @@ describe('setRateLimitHeaders', () => {
         const set: [string, string][] = [];
         setRateLimitHeaders({ setHeader: (name, value) => set.push([name, value]) }, verdict);
         expect(set).toEqual(Object.entries(rateLimitHeaders(verdict)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("sets the verdict's numbers in decimal, and Retry-After only when refused", async () => {
+    await checkProperty(
+      'setRateLimitHeaders values',
+      fc.property(verdictArb, (verdict) => {
+        const set = new Map<string, string>();
+        setRateLimitHeaders({ setHeader: (name, value) => set.set(name, value) }, verdict);
+        expect(Object.fromEntries(set)).toEqual({
+          'RateLimit-Limit': String(verdict.limit),
+          'RateLimit-Remaining': String(verdict.remaining),
+          'RateLimit-Reset': String(verdict.resetSec),
+          ...(verdict.allowed ? {} : { 'Retry-After': String(verdict.resetSec) }),
+        });
       }),
       { numRuns: 300 },
     );

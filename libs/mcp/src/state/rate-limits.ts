@@ -3,6 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { StoreUnavailable } from '../errors.js';
 import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from './mcp-state-store.js';
 import { ProcessBudget } from './process-budget.js';
+import { freshDecimal } from './fresh-decimal.js';
 import { type BudgetName, MCP_STATE_OPTIONS, type McpStateOptions, type RateBudget } from './mcp-state.options.js';
 
 /** Defaults documented in docs/module-options.md (`rateLimits`): generous for reads, tighter for writes and failed logins. */
@@ -120,11 +121,15 @@ function verdict(budget: RateBudget, res: RateLimiterRes, allowed: boolean): Rat
   };
 }
 
-/** RFC-draft `RateLimit-*` headers plus `Retry-After` when refused. */
+/**
+ * RFC-draft `RateLimit-*` headers plus `Retry-After` when refused. The limit and the reset take few
+ * values, which V8's number-to-string cache answers without a new string; the remaining count is
+ * new on most calls, so it is written apart (fresh-decimal.ts).
+ */
 export function rateLimitHeaders(v: RateVerdict): Record<string, string> {
   return {
     'RateLimit-Limit': String(v.limit),
-    'RateLimit-Remaining': String(v.remaining),
+    'RateLimit-Remaining': freshDecimal(v.remaining),
     'RateLimit-Reset': String(v.resetSec),
     ...(v.allowed ? {} : { 'Retry-After': String(v.resetSec) }),
   };
@@ -142,7 +147,7 @@ export interface HeaderSink {
  */
 export function setRateLimitHeaders(res: HeaderSink, v: RateVerdict): void {
   res.setHeader('RateLimit-Limit', String(v.limit));
-  res.setHeader('RateLimit-Remaining', String(v.remaining));
+  res.setHeader('RateLimit-Remaining', freshDecimal(v.remaining));
   res.setHeader('RateLimit-Reset', String(v.resetSec));
   if (!v.allowed) res.setHeader('Retry-After', String(v.resetSec));
 }

@@ -143,6 +143,27 @@ async function closedPort(): Promise<number> {
   return probe.port;
 }
 
+describe('rung 10: a budget of billions (src/state/fresh-decimal.ts writes the remaining count)', () => {
+  let w: WireApp;
+  beforeAll(async () => {
+    w = await startWireApp({ rateLimits: { general: { points: 1_234_567_890, durationSec: 60 }, failedAuth: false } });
+  });
+  afterAll(() => w.close());
+
+  it('counts down in plain decimal digits, call after call, at both eras', async () => {
+    const seen: string[] = [];
+    for (const era of ERAS) {
+      for (let i = 0; i < 2; i++) {
+        const ok = await send(w, era, 'tools/list');
+        expect(ok.status).toBe(200);
+        expect(ok.headers['ratelimit-limit']).toBe('1234567890');
+        seen.push(ok.headers['ratelimit-remaining']);
+      }
+    }
+    expect(seen).toEqual(['1234567889', '1234567888', '1234567887', '1234567886']);
+  });
+});
+
 describe('rung 10: the store that keeps the budgets cannot be asked', () => {
   it.each([
     ['refuses connections', async () => ({ port: await closedPort(), close: async () => undefined })],
