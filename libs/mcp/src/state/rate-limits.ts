@@ -123,8 +123,8 @@ function verdict(budget: RateBudget, res: RateLimiterRes, allowed: boolean): Rat
 
 /**
  * RFC-draft `RateLimit-*` headers plus `Retry-After` when refused. The limit and the reset take few
- * values, which V8's number-to-string cache answers without a new string; the remaining count is
- * new on most calls, so it is written apart (fresh-decimal.ts).
+ * values, which V8's number-to-string cache answers without a new string; the remaining count takes
+ * as many as the limit allows, so it is written apart (fresh-decimal.ts).
  */
 export function rateLimitHeaders(v: RateVerdict): Record<string, string> {
   return {
