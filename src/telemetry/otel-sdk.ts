@@ -17,7 +17,7 @@ import { ConsoleSpanExporter, NodeTracerProvider } from '@opentelemetry/sdk-trac
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { memoiseAttributeHashes } from './attribute-hash-memo.js';
 import { CompactBatchSpanProcessor } from './ended-span.js';
-import { otlpMetricExporter, otlpTraceExporter } from './otlp-exporters.js';
+import { otlpMetricExporter, otlpSpanProcessor } from './otlp-exporters.js';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
 
 /**
@@ -59,11 +59,12 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
   const tracerProvider = config.traces
     ? new NodeTracerProvider({
         resource,
-        // Ended spans wait in the batch as what the exporter reads only (ended-span.ts).
+        // Ended spans wait in the batch as their protobuf bytes (encoding-span-processor.ts), or as
+        // what the JSON and console exporters read only (ended-span.ts).
         spanProcessors: [
-          new CompactBatchSpanProcessor(
-            config.traces === 'otlp' ? otlpTraceExporter(config.protocol.traces) : new ConsoleSpanExporter(),
-          ),
+          config.traces === 'otlp'
+            ? otlpSpanProcessor(config.protocol.traces)
+            : new CompactBatchSpanProcessor(new ConsoleSpanExporter()),
         ],
       })
     : undefined;

@@ -1,6 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { otlpTraceExporter } from './otlp-exporters.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { otlpSpanProcessor } from './otlp-exporters.js';
 import { readTelemetryConfig } from './telemetry-config.js';
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
@@ -63,9 +70,7 @@ describe('the OTLP trace exporter', () => {
   /** Exports one span with the exporter of `protocol`; what the collector received. */
   async function exportOne(protocol: 'http/protobuf' | 'http/json') {
     posts.length = 0;
-    const provider = new BasicTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(otlpTraceExporter(protocol))],
-    });
+    const provider = new BasicTracerProvider({ spanProcessors: [otlpSpanProcessor(protocol)] });
     const span = provider
       .getTracer('test')
       .startSpan('tools/call bench_echo', { attributes: { 'gen_ai.tool.name': 'bench_echo' } });
@@ -82,6 +87,47 @@ describe('the OTLP trace exporter', () => {
     expect(post.body.includes(Buffer.from(traceId, 'hex'))).toBe(true);
     expect(post.body.includes(Buffer.from('tools/call bench_echo'))).toBe(true);
     expect(post.body.includes(Buffer.from('gen_ai.tool.name'))).toBe(true);
+  });
+
+  it('posts, in protobuf, the bytes the SDK serializer writes for the same batch', async () => {
+    posts.length = 0;
+    const seen = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [otlpSpanProcessor('http/protobuf'), new SimpleSpanProcessor(seen)],
+    });
+    const tracer = provider.getTracer('@kobana/nest-mcp', '1.0.0');
+    for (let i = 0; i < 600; i++) {
+      const span = tracer.startSpan(`tools/call echo ${i}`, {
+        kind: SpanKind.SERVER,
+        attributes: { 'jsonrpc.request.id': String(i), 'client.port': 40_000 + i, 'mcp.method.name': 'tools/call' },
+      });
+      if (i % 3 === 0) span.addEvent('retry', { attempt: i });
+      if (i % 5 === 0) span.setStatus({ code: SpanStatusCode.ERROR, message: 'refusé' });
+      span.end();
+    }
+    provider.getTracer('kadu.http').startSpan('GET /api/v1/bench/echo').end();
+    await provider.forceFlush();
+    const spans = seen.getFinishedSpans(); // read before the shutdown empties it
+    await provider.shutdown();
+    // The batch processor's batches of 512 (OTEL_BSP_MAX_EXPORT_BATCH_SIZE), in the order the spans ended.
+    expect(posts.map((p) => p.headers['content-type'])).toEqual(['application/x-protobuf', 'application/x-protobuf']);
+    expect(spans).toHaveLength(601);
+    expect(posts[0]!.body.equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans.slice(0, 512))!))).toBe(
+      true,
+    );
+    expect(posts[1]!.body.equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans.slice(512))!))).toBe(true);
+  });
+
+  it('posts nothing for spans not sampled', async () => {
+    posts.length = 0;
+    const provider = new BasicTracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [otlpSpanProcessor('http/protobuf')],
+    });
+    provider.getTracer('test').startSpan('tools/call bench_echo').end();
+    await provider.forceFlush();
+    await provider.shutdown();
+    expect(posts).toEqual([]);
   });
 
   it('posts the same span as JSON with http/json', async () => {

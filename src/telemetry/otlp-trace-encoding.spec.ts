@@ -1,0 +1,143 @@
+import type { HrTime, SpanContext } from '@opentelemetry/api';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import fc from 'fast-check';
+import { checkProperty } from '../../test/support/properties.js';
+import { encodeExportRequest, encodeSpan } from './otlp-trace-encoding.js';
+
+/** The request as this encoding writes it: each span encoded on its own, then the batch framed. */
+const encoded = (spans: ReadableSpan[]): Buffer =>
+  Buffer.from(
+    encodeExportRequest(
+      spans.map((s) => ({ resource: s.resource, instrumentationScope: s.instrumentationScope, ...encodeSpan(s) })),
+    ),
+  );
+const reference = (spans: ReadableSpan[]): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
+
+const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-fA-F]{${n}}$`));
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'binary', maxLength: 40 }), // astral planes and lone surrogates
+  fc.string({ minLength: 120, maxLength: 400 }), // lengths of two varint bytes
+);
+const primitive = fc.oneof(
+  text,
+  fc.boolean(),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.constantFrom(2 ** 53, 2 ** 60, -(2 ** 63), 2 ** 63, -0, 0x7fffffff, 0xffffffff, 2 ** 32),
+  fc.double(),
+);
+// What the SDK lets through (primitives, arrays of them) and what an event may still carry.
+const value = fc.oneof(
+  primitive,
+  fc.array(fc.option(primitive, { nil: undefined })),
+  fc.uint8Array({ maxLength: 8 }),
+  fc.dictionary(fc.string({ maxLength: 6 }), primitive, { maxKeys: 3 }),
+  fc.constant(undefined),
+  fc.constant(null),
+);
+const attributes = fc.dictionary(text, value, { maxKeys: 6 });
+const time: fc.Arbitrary<HrTime> = fc.tuple(
+  fc.integer({ min: 0, max: 2 ** 34 }),
+  fc.integer({ min: 0, max: 999_999_999 }),
+);
+const traceState = fc.option(
+  text.map((s) => ({ serialize: () => s })),
+  { nil: undefined },
+);
+const context: fc.Arbitrary<SpanContext> = fc.record(
+  { traceId: hex(32), spanId: hex(16), traceFlags: fc.integer({ min: 0, max: 255 }), isRemote: fc.boolean() },
+  { requiredKeys: ['traceId', 'spanId', 'traceFlags'] },
+);
+// Events and links as an exporter may meet them: their attributes are not sanitized by the SDK.
+const event = fc.record(
+  { name: text, time, attributes, droppedAttributesCount: fc.nat() },
+  { requiredKeys: ['name', 'time'] },
+);
+const link = fc.record(
+  {
+    context: fc
+      .tuple(context, traceState)
+      .map(([c, ts]) => ({ ...c, ...(ts ? { traceState: ts } : {}) }) as SpanContext),
+    attributes,
+    droppedAttributesCount: fc.nat(),
+  },
+  { requiredKeys: ['context'] },
+);
+const resources = [
+  { attributes: { 'service.name': 'kadu', 'telemetry.sdk.language': 'nodejs' } },
+  { attributes: { 'service.name': 'other', n: 3, ok: true }, schemaUrl: 'https://opentelemetry.io/schemas/1.28.0' },
+];
+const scopes = [
+  { name: '@kobana/nest-mcp', version: '1.0.0' },
+  { name: 'kadu.http' },
+  { name: 'scoped', version: '2', schemaUrl: 'https://example.test/schema' },
+];
+
+const span: fc.Arbitrary<ReadableSpan> = fc
+  .record({
+    context: fc.tuple(context, traceState),
+    parent: fc.option(
+      fc.record({ spanId: fc.oneof(hex(16), fc.constant('')), isRemote: fc.option(fc.boolean(), { nil: undefined }) }),
+      { nil: undefined },
+    ),
+    name: text,
+    kind: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
+    startTime: time,
+    endTime: time,
+    attributes,
+    events: fc.array(event, { maxLength: 3 }),
+    links: fc.array(link, { maxLength: 3 }),
+    status: fc.record({ code: fc.integer({ min: 0, max: 2 }), message: fc.option(text, { nil: undefined }) }),
+    dropped: fc.tuple(fc.nat(), fc.nat(), fc.nat()),
+    resource: fc.constantFrom(...resources),
+    scope: fc.constantFrom(...scopes),
+  })
+  .map(
+    (s) =>
+      ({
+        spanContext: () => ({ ...s.context[0], ...(s.context[1] ? { traceState: s.context[1] } : {}) }),
+        parentSpanContext: s.parent,
+        name: s.name,
+        kind: s.kind,
+        startTime: s.startTime,
+        endTime: s.endTime,
+        attributes: s.attributes,
+        events: s.events,
+        links: s.links,
+        status: s.status,
+        droppedAttributesCount: s.dropped[0],
+        droppedEventsCount: s.dropped[1],
+        droppedLinksCount: s.dropped[2],
+        resource: s.resource,
+        instrumentationScope: s.scope,
+      }) as unknown as ReadableSpan,
+  );
+
+describe('OTLP trace encoding (protobuf)', () => {
+  it('writes the bytes the SDK serializer writes, for any batch of spans', async () => {
+    await checkProperty(
+      'OTLP trace encoding equals the SDK serializer',
+      fc.property(fc.array(span, { maxLength: 8 }), (spans) => {
+        expect(encoded(spans).toString('hex')).toBe(reference(spans).toString('hex'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('frames a batch of MCP-like spans, 512 of them and past one 64 kB chunk, as the SDK serializer does', () => {
+    const spans = fc.sample(span, { numRuns: 512, seed: 32 });
+    const bytes = encoded(spans);
+    expect(bytes.length).toBeGreaterThan(65_536);
+    expect(bytes.equals(reference(spans))).toBe(true);
+  });
+
+  it('writes a span whose message needs a three-byte length, and an empty batch', () => {
+    const [big] = fc.sample(span, { numRuns: 1, seed: 7 });
+    const long = { ...big, attributes: { long: 'x'.repeat(70_000) } } as unknown as ReadableSpan;
+    expect(encoded([long]).equals(reference([long]))).toBe(true);
+    expect(encoded([]).length).toBe(0);
+    expect(reference([]).length).toBe(0);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Protocol Buffers' wire format (protobuf.dev/programming-guides/encoding), written into one
+ * growable Buffer that is reused from one message to the next: varints, tags, fixed-width numbers,
+ * strings, and length-delimited messages whose length is written once their end is known.
+ * What otlp-trace-encoding.ts needs, nothing more.
+ */
+export class ProtoWriter {
+  /** Off the JS heap (an external backing store): the collector never copies it. */
+  buf: Buffer;
+  pos = 0;
+
+  constructor(size = 16_384) {
+    this.buf = Buffer.allocUnsafeSlow(size);
+  }
+
+  /** Room for `n` more bytes, the written ones kept. */
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafeSlow(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** A non-negative integer up to 2^53 as a varint (lengths, counts, enums, tags). */
+  varint(v: number): void {
+    this.room(8);
+    while (v >= 0x80) {
+      this.buf[this.pos++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    this.buf[this.pos++] = v;
+  }
+
+  /** An int64 varint: negatives in two's complement (ten bytes), as protobuf writes them. */
+  int64(v: number): void {
+    if (v >= 0 && v <= Number.MAX_SAFE_INTEGER) return this.varint(v);
+    let rest = BigInt.asUintN(64, BigInt(v));
+    this.room(10);
+    while (rest >= 0x80n) {
+      this.buf[this.pos++] = Number(rest & 0x7fn) | 0x80;
+      rest >>= 7n;
+    }
+    this.buf[this.pos++] = Number(rest);
+  }
+
+  tag(field: number, wireType: 0 | 1 | 2 | 5): void {
+    this.varint(field * 8 + wireType);
+  }
+
+  fixed32(v: number): void {
+    this.room(4);
+    this.pos = this.buf.writeUInt32LE(v >>> 0, this.pos);
+  }
+
+  fixed64(low: number, high: number): void {
+    this.room(8);
+    this.buf.writeUInt32LE(low >>> 0, this.pos);
+    this.pos = this.buf.writeUInt32LE(high >>> 0, this.pos + 4);
+  }
+
+  double(v: number): void {
+    this.room(8);
+    this.pos = this.buf.writeDoubleLE(v, this.pos);
+  }
+
+  /** Length-prefixed UTF-8. Short ASCII, most attribute values, is copied char by char. */
+  string(s: string): void {
+    const n = s.length;
+    if (n < 0x80) {
+      this.room(n + 1);
+      const at = this.pos;
+      this.buf[at] = n;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        this.buf[at + 1 + i] = c;
+      }
+      if (i === n) {
+        this.pos = at + 1 + n;
+        return;
+      }
+    }
+    const length = Buffer.byteLength(s, 'utf8');
+    this.varint(length);
+    this.room(length);
+    this.pos += this.buf.write(s, this.pos, length, 'utf8');
+  }
+
+  /** Length-prefixed bytes. */
+  bytes(b: Uint8Array): void {
+    this.varint(b.length);
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** Length-prefixed bytes from a hex string (trace and span ids). */
+  hex(h: string): void {
+    const n = h.length >>> 1;
+    this.varint(n);
+    this.room(n);
+    for (let i = 0; i < h.length; i += 2)
+      this.buf[this.pos++] = (nibble(h.charCodeAt(i)) << 4) | nibble(h.charCodeAt(i + 1));
+  }
+
+  /** Opens a length-delimited message: one byte kept for its length, the common case. */
+  open(): number {
+    this.room(1);
+    return this.pos++;
+  }
+
+  /** Closes the message opened at `at`: its length written there, its bytes moved when it needs more than one. */
+  close(at: number): void {
+    const length = this.pos - at - 1;
+    if (length < 0x80) {
+      this.buf[at] = length;
+      return;
+    }
+    const size = varintSize(length);
+    this.room(size - 1);
+    this.buf.copyWithin(at + size, at + 1, this.pos);
+    this.pos += size - 1;
+    let v = length;
+    let p = at;
+    while (v >= 0x80) {
+      this.buf[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[p] = v;
+  }
+}
+
+export const varintSize = (v: number): number =>
+  v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+
+/** A hex digit's value (ids are lower-case hex; upper case read as the SDK's serializer reads it). */
+const nibble = (c: number): number => (c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55);
