@@ -155,50 +155,65 @@ function writeSpan(w: ProtoWriter, span: ReadableSpan): void {
   w.varint(span.droppedAttributesCount);
   for (const event of span.events) {
     w.tag(11, 2);
-    const at = w.open();
-    w.tag(1, 1);
-    writeTime(w, event.time);
-    w.tag(2, 2);
-    w.string(event.name);
-    writeAttributes(w, event.attributes, 3);
-    w.tag(4, 0);
-    w.varint(event.droppedAttributesCount || 0);
-    w.close(at);
+    writeEvent(w, event);
   }
   w.tag(12, 0);
   w.varint(span.droppedEventsCount);
   for (const link of span.links) {
     w.tag(13, 2);
-    const at = w.open();
-    w.tag(1, 2);
-    w.hex(link.context.traceId);
-    w.tag(2, 2);
-    w.hex(link.context.spanId);
-    const linkState = link.context.traceState?.serialize();
-    if (linkState) {
-      w.tag(3, 2);
-      w.string(linkState);
-    }
-    writeAttributes(w, link.attributes, 4);
-    w.tag(5, 0);
-    w.varint(link.droppedAttributesCount || 0);
-    w.tag(6, 5);
-    w.fixed32(flagsOf(link.context, link.context.isRemote));
-    w.close(at);
+    writeLink(w, link);
   }
   w.tag(14, 0);
   w.varint(span.droppedLinksCount);
   w.tag(15, 2);
-  const status = w.open();
-  if (span.status.message) {
-    w.tag(2, 2);
-    w.string(span.status.message);
-  }
-  w.tag(3, 0);
-  w.varint(span.status.code);
-  w.close(status);
+  writeStatus(w, span.status);
   w.tag(16, 5);
   w.fixed32(flagsOf(ctx, parent?.isRemote));
+}
+
+/** `Span.Event`: time, name, attributes, dropped count. */
+function writeEvent(w: ProtoWriter, event: ReadableSpan['events'][number]): void {
+  const at = w.open();
+  w.tag(1, 1);
+  writeTime(w, event.time);
+  w.tag(2, 2);
+  w.string(event.name);
+  writeAttributes(w, event.attributes, 3);
+  w.tag(4, 0);
+  w.varint(event.droppedAttributesCount || 0);
+  w.close(at);
+}
+
+/** `Span.Link`: the linked ids and trace state, attributes, dropped count, flags. */
+function writeLink(w: ProtoWriter, link: ReadableSpan['links'][number]): void {
+  const at = w.open();
+  w.tag(1, 2);
+  w.hex(link.context.traceId);
+  w.tag(2, 2);
+  w.hex(link.context.spanId);
+  const traceState = link.context.traceState?.serialize();
+  if (traceState) {
+    w.tag(3, 2);
+    w.string(traceState);
+  }
+  writeAttributes(w, link.attributes, 4);
+  w.tag(5, 0);
+  w.varint(link.droppedAttributesCount || 0);
+  w.tag(6, 5);
+  w.fixed32(flagsOf(link.context, link.context.isRemote));
+  w.close(at);
+}
+
+/** `Status`: the message when there is one, then the code (always written, as the SDK's serializer does). */
+function writeStatus(w: ProtoWriter, status: ReadableSpan['status']): void {
+  const at = w.open();
+  if (status.message) {
+    w.tag(2, 2);
+    w.string(status.message);
+  }
+  w.tag(3, 0);
+  w.varint(status.code);
+  w.close(at);
 }
 
 const flagsOf = (ctx: SpanContext, remote: boolean | undefined): number =>
