@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { describeError, StoreUnavailable } from '@kobana/nest-mcp';
+import { describeError, getHeldHeader, StoreUnavailable } from '@kobana/nest-mcp';
 import { ApiError, apiErrorBody } from './api-error.js';
 
 /** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */
@@ -36,7 +36,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       res.status(exception.getStatus()).json(apiErrorBody(exception));
       return;
     }
-    const requestId = String(res.getHeader('Request-Id') ?? '');
+    const requestId = String(getHeldHeader(res, 'Request-Id') ?? '');
     this.logger.error(`request ${requestId} failed: ${describeError(exception)}`);
     res.status(500).json({
       status: 500,

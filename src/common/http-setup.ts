@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { ExpressAdapter } from '@nestjs/platform-express';
 import express, { type Request, type Response } from 'express';
-import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@kobana/nest-mcp';
+import { DEFAULT_MAX_JSON_DEPTH, holdHeaders, jsonTextTooDeep, setHeldHeader } from '@kobana/nest-mcp';
 import type { AppConfig } from '../config/app-config.js';
 import { requestObserver } from '../telemetry/request-observer.js';
 import { newRequestId } from './request-id.js';
@@ -66,12 +66,16 @@ function requestEntry(config: AppConfig, mcpPath: string): Middleware {
   const form = express.urlencoded({ extended: false, limit: config.bodyLimit });
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
-    res.setHeader(
-      'Request-Id',
-      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : newRequestId(),
-    );
+    const id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : newRequestId();
     const path = req.path;
-    if (path === mcpPath || path.startsWith('/api/v1/uploads/') || path.startsWith('/oauth/')) return next();
+    if (path === mcpPath) {
+      // Held with the endpoint's own headers for its answer's one writeHead (the module's holdHeaders).
+      holdHeaders(res);
+      setHeldHeader(res, 'Request-Id', id);
+      return next();
+    }
+    res.setHeader('Request-Id', id);
+    if (path.startsWith('/api/v1/uploads/') || path.startsWith('/oauth/')) return next();
     json(req, res, (jsonError?: unknown) => {
       if (jsonError) return sendParserError(res, jsonError);
       form(req, res, (formError?: unknown) => (formError ? sendParserError(res, formError) : next()));

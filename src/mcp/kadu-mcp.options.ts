@@ -1,4 +1,5 @@
 import {
+  getHeldHeader,
   InMemoryEventBus,
   InMemoryStateStore,
   McpStateModule,
@@ -29,7 +30,8 @@ export function kaduMcpOptions(config: AppConfig, stateSecret: string): McpModul
     // The same pipe as the REST routes: NUL bytes and lone surrogates are a 422 at both doors.
     validationPipe: new KaduValidationPipe(),
     errorBody: apiErrorBody,
-    requestId: (_req: Request, res) => String(res.getHeader('Request-Id')),
+    // Held with the endpoint's headers (common/http-setup.ts): getHeldHeader, not res.getHeader, reads it.
+    requestId: (_req: Request, res) => String(getHeldHeader(res, 'Request-Id')),
     annotationDefaults: { openWorldHint: false },
     // 2025 clients that set a log level or subscribe to a resource get {} rather than -32601, as
     // the 2025 scenarios of the conformance suite expect (docs/contributors/conformance.md). Kadu

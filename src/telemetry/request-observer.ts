@@ -9,7 +9,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { mcpErrorType, mcpRequestSummary } from '@kobana/nest-mcp';
+import { getHeldHeader, mcpErrorType, mcpRequestSummary } from '@kobana/nest-mcp';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { KaduPrincipal } from '../auth/kadu-principal.js';
@@ -60,7 +60,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
           route,
           status,
           duration_ms: Math.round(seconds * 10_000) / 10,
-          request_id: res.getHeader('Request-Id'),
+          // Held for the MCP endpoint's one writeHead (http-setup.ts), which res.getHeader does not see.
+          request_id: getHeldHeader(res, 'Request-Id'),
           door,
           outcome,
           ...(mcp

@@ -165,7 +165,9 @@ withRedis.describe('telemetry exported from the built app', () => {
       trace_id: span!.traceId,
       outcome: 'ok',
     });
-    expect(typeof line?.request_id).toBe('string');
+    // The id the answer carried (held with the endpoint's headers for its writeHead, read back for the line).
+    expect(line?.request_id).toBe(res.headers['request-id']);
+    expect(res.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(typeof line?.duration_ms).toBe('number');
     expect(app.stdout()).not.toContain(mcpToken);
     expect(app.stdout()).not.toContain('"arguments"');

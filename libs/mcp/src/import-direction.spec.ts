@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 const FLOORS: readonly (readonly string[])[] = [
   ['protocol'],
   ['redis-client'],
+  // response/: the headers an answer holds for its one writeHead (the rate-limit headers among them).
+  ['response'],
   ['auth', 'pages', 'errors.ts', 'state', 'events'],
   ['call', 'tasks'],
   // McpValidationPipe: what host-validation.ts makes, and discovery reads class-transformer's storage from.

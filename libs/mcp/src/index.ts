@@ -106,9 +106,10 @@ export {
   rateLimitHeaders,
   setRateLimitHeaders,
   DEFAULT_BUDGETS,
-  type HeaderSink,
   type RateVerdict,
 } from './state/rate-limits.js';
+// The endpoint's headers, held for its answer's one writeHead (an app's own header on the same answer: setHeldHeader).
+export { holdHeaders, setHeldHeader, getHeldHeader, type HeaderSink } from './response/held-headers.js';
 
 // Host pages, OAuth helpers, logs
 export { renderPage, escapeHtml, type PageBrand, type PageContent } from './pages/page-layout.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { getHeldHeader } from '../response/held-headers.js';
 
 const ids = new WeakMap<Request, string>();
 
@@ -12,7 +13,8 @@ export function requestIdOf(req: Request, res: Response, custom?: (req: Request,
   if (id !== undefined) return id;
   if (custom) id = custom(req, res);
   else {
-    const fromResponse = res.getHeader('request-id');
+    // Held for the answer's head (an app's entry may hold it: response/held-headers.ts) or set.
+    const fromResponse = getHeldHeader(res, 'request-id');
     const fromRequest = req.headers['x-request-id'];
     id = typeof fromResponse === 'string' ? fromResponse : typeof fromRequest === 'string' ? fromRequest : randomUUID();
   }

@@ -4,6 +4,7 @@ import { exchangeOf } from '../call/exchange.js';
 import { McpRejectionError } from '../errors.js';
 import { McpConfig } from '../mcp-config.js';
 import type { LadderCheck } from './ladder-check.js';
+import { getHeldHeader, setHeldHeader } from '../response/held-headers.js';
 import { classifyEra, HEADER_MCP_PROTOCOL_VERSION, HEADER_PROTOCOL_VERSION, isRejection } from '../protocol/index.js';
 
 /**
@@ -34,7 +35,7 @@ export class EraGuard implements CanActivate, LadderCheck {
     exchange.era = decision;
     // Cache-Control is already set (the entry middleware, and every answer's writeHead); the revision
     // is set unless the header the middleware took from the request already names it.
-    if (res.getHeader(HEADER_MCP_PROTOCOL_VERSION) !== decision.revision)
-      res.setHeader(HEADER_MCP_PROTOCOL_VERSION, decision.revision);
+    if (getHeldHeader(res, HEADER_MCP_PROTOCOL_VERSION) !== decision.revision)
+      setHeldHeader(res, HEADER_MCP_PROTOCOL_VERSION, decision.revision);
   }
 }

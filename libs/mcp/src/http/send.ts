@@ -1,10 +1,19 @@
 import type { Response } from 'express';
 import { type ContentCoding, HEADER_MCP_PROTOCOL_VERSION, type Rejection, rejectionBody } from '../protocol/index.js';
+import { getHeldHeader, holdHeaders, holdsHeaders, setHeldHeader } from '../response/held-headers.js';
 
-/** Every response of the endpoint, success or error, is never stored by caches (docs/ladder.md §2). */
+/**
+ * Every response of the endpoint, success or error, is never stored by caches (docs/ladder.md §2).
+ * Its headers are held from here for the answer's one writeHead (response/held-headers.ts).
+ */
 export function setCommonHeaders(res: Response, revision?: string): void {
-  res.setHeader('Cache-Control', 'no-store');
-  if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
+  if (holdHeaders(res)) {
+    setHeldHeader(res, 'Cache-Control', 'no-store');
+    if (revision) setHeldHeader(res, HEADER_MCP_PROTOCOL_VERSION, revision);
+  } else {
+    res.setHeader('Cache-Control', 'no-store');
+    if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
+  }
 }
 
 /**
@@ -20,16 +29,32 @@ export function sendJson(
   if (res.headersSent) return;
   if (encoding) {
     varyOnAcceptEncoding(res);
-    if (encoding === 'gzip') res.setHeader('Content-Encoding', 'gzip');
+    if (encoding === 'gzip') setHeldHeader(res, 'Content-Encoding', 'gzip');
   }
   // One writeHead with the length known: a single write on the socket, no chunked encoding. The
   // head is committed now (headersSent: sendJson never answers twice); the bytes leave with the turn.
-  const fresh = res.getHeader('Cache-Control') !== 'no-store';
   const parts = typeof body === 'string' ? [body] : body;
   let length = 0;
   for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
-  res.writeHead(status, jsonHeaders(length, fresh));
+  if (holdsHeaders(res)) {
+    // The head's lines given to Node as one list (response/held-headers.ts); Cache-Control held once.
+    setHeldHeader(res, 'Cache-Control', 'no-store');
+    setHeldHeader(res, 'Content-Type', 'application/json');
+    setHeldHeader(res, 'Content-Length', String(length));
+    res.writeHead(status);
+  } else res.writeHead(status, jsonHeaders(length, res.getHeader('Cache-Control') !== 'no-store'));
   setImmediate(writeParts, res, parts);
+}
+
+/**
+ * `cacheControl`: false when the response already says `Cache-Control: no-store` (the entry
+ * middleware sets it on every response of the endpoint): writeHead would only set it again, and
+ * each header it sets is validated and stored anew (bench/RESULTS.md, issue 32, sixth pass).
+ */
+function jsonHeaders(length: number, cacheControl: boolean): Record<string, string | number> {
+  return cacheControl
+    ? { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length }
+    : { 'Content-Type': 'application/json', 'Content-Length': length };
 }
 
 /**
@@ -51,28 +76,18 @@ function writeParts(res: Response, parts: readonly (string | Buffer)[]): void {
   res.end(parts[parts.length - 1]);
 }
 
-/**
- * `cacheControl`: false when the response already says `Cache-Control: no-store` (the entry
- * middleware sets it on every response of the endpoint): writeHead would only set it again, and
- * each header it sets is validated and stored anew (bench/RESULTS.md, issue 32, sixth pass).
- */
-function jsonHeaders(length: number, cacheControl: boolean): Record<string, string | number> {
-  return cacheControl
-    ? { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length }
-    : { 'Content-Type': 'application/json', 'Content-Length': length };
-}
-
 /** Adds Accept-Encoding to a Vary an app's middleware may have set already (e.g. `Vary: Origin`). */
 function varyOnAcceptEncoding(res: Response): void {
-  const current = res.getHeader('Vary');
-  const values = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
+  const current = getHeldHeader(res, 'Vary');
+  const values: readonly string[] =
+    current === undefined ? [] : Array.isArray(current) ? (current as readonly string[]) : [String(current)];
   const names = values.flatMap((value) => value.split(',').map((name) => name.trim().toLowerCase()));
   if (names.includes('*') || names.includes('accept-encoding')) return;
-  res.setHeader('Vary', [...values, 'Accept-Encoding'].join(', '));
+  setHeldHeader(res, 'Vary', [...values, 'Accept-Encoding'].join(', '));
 }
 
 export function sendRejection(res: Response, rejection: Rejection): void {
-  if (rejection.headers) for (const [name, value] of Object.entries(rejection.headers)) res.setHeader(name, value);
+  if (rejection.headers) for (const [name, value] of Object.entries(rejection.headers)) setHeldHeader(res, name, value);
   if (rejection.rung === 'body_too_large' && !res.headersSent) {
     // Answer and close rather than drain an upload nobody will read (rungs 2 and 6).
     res.setHeader('Connection', 'close');

@@ -4,6 +4,7 @@ import { StoreUnavailable } from '../errors.js';
 import { MCP_STATE_STORE, type McpRateLimiter, type McpStateStore } from './mcp-state-store.js';
 import { ProcessBudget } from './process-budget.js';
 import { freshDecimal } from './fresh-decimal.js';
+import { type HeaderSink, setHeldHeader } from '../response/held-headers.js';
 import { type BudgetName, MCP_STATE_OPTIONS, type McpStateOptions, type RateBudget } from './mcp-state.options.js';
 
 /** Defaults documented in docs/module-options.md (`rateLimits`): generous for reads, tighter for writes and failed logins. */
@@ -135,19 +136,14 @@ export function rateLimitHeaders(v: RateVerdict): Record<string, string> {
   };
 }
 
-/** Where a verdict's headers are set: an HTTP response. */
-export interface HeaderSink {
-  setHeader(name: string, value: string): unknown;
-}
-
 /**
  * rateLimitHeaders(v) set on `res`, the same names, values and order, without the record and its
  * entries: both doors set them on every call (bench/RESULTS.md, issue 32). rate-limits.spec.ts
- * compares the two.
+ * compares the two. Held for the head where the response holds its headers (the MCP endpoint).
  */
 export function setRateLimitHeaders(res: HeaderSink, v: RateVerdict): void {
-  res.setHeader('RateLimit-Limit', String(v.limit));
-  res.setHeader('RateLimit-Remaining', freshDecimal(v.remaining));
-  res.setHeader('RateLimit-Reset', String(v.resetSec));
-  if (!v.allowed) res.setHeader('Retry-After', String(v.resetSec));
+  setHeldHeader(res, 'RateLimit-Limit', String(v.limit));
+  setHeldHeader(res, 'RateLimit-Remaining', freshDecimal(v.remaining));
+  setHeldHeader(res, 'RateLimit-Reset', String(v.resetSec));
+  if (!v.allowed) setHeldHeader(res, 'Retry-After', String(v.resetSec));
 }
