@@ -7,13 +7,10 @@ import { getHeldHeader, holdHeaders, holdsHeaders, setHeldHeader } from '../resp
  * Its headers are held from here for the answer's one writeHead (response/held-headers.ts).
  */
 export function setCommonHeaders(res: Response, revision?: string): void {
-  if (holdHeaders(res)) {
-    setHeldHeader(res, 'Cache-Control', 'no-store');
-    if (revision) setHeldHeader(res, HEADER_MCP_PROTOCOL_VERSION, revision);
-  } else {
-    res.setHeader('Cache-Control', 'no-store');
-    if (revision) res.setHeader(HEADER_MCP_PROTOCOL_VERSION, revision);
-  }
+  // Not held (a header was set before the endpoint): setHeldHeader is setHeader.
+  holdHeaders(res);
+  setHeldHeader(res, 'Cache-Control', 'no-store');
+  if (revision) setHeldHeader(res, HEADER_MCP_PROTOCOL_VERSION, revision);
 }
 
 /**
@@ -36,25 +33,16 @@ export function sendJson(
   const parts = typeof body === 'string' ? [body] : body;
   let length = 0;
   for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+  // Set by the entry middleware on every answer of the endpoint: only where it is missing (each
+  // header set is validated and stored anew: bench/RESULTS.md, issue 32, sixth pass).
+  if (getHeldHeader(res, 'Cache-Control') !== 'no-store') setHeldHeader(res, 'Cache-Control', 'no-store');
   if (holdsHeaders(res)) {
-    // The head's lines given to Node as one list (response/held-headers.ts); Cache-Control held once.
-    setHeldHeader(res, 'Cache-Control', 'no-store');
+    // The head's lines given to Node as one list (response/held-headers.ts).
     setHeldHeader(res, 'Content-Type', 'application/json');
     setHeldHeader(res, 'Content-Length', String(length));
     res.writeHead(status);
-  } else res.writeHead(status, jsonHeaders(length, res.getHeader('Cache-Control') !== 'no-store'));
+  } else res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': length });
   setImmediate(writeParts, res, parts);
-}
-
-/**
- * `cacheControl`: false when the response already says `Cache-Control: no-store` (the entry
- * middleware sets it on every response of the endpoint): writeHead would only set it again, and
- * each header it sets is validated and stored anew (bench/RESULTS.md, issue 32, sixth pass).
- */
-function jsonHeaders(length: number, cacheControl: boolean): Record<string, string | number> {
-  return cacheControl
-    ? { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Content-Length': length }
-    : { 'Content-Type': 'application/json', 'Content-Length': length };
 }
 
 /**
