@@ -15,6 +15,9 @@ import type { Express } from 'express';
  * ~120 µs of CPU per request against ~40 µs with this adapter (bench/RESULTS.md). Built with the
  * right prototype from the start, the objects are the same — same properties, same methods — and
  * Express's re-parenting becomes a no-op. Nothing else about the adapter changes.
+ *
+ * The prototypes are built by subclassing Node's classes (builtOnExpressPrototype): V8 then sizes
+ * each object for the properties Node's constructor adds.
  */
 export class StableExpressAdapter extends ExpressAdapter {
   constructor(instance?: Express) {
@@ -28,14 +31,8 @@ export class StableExpressAdapter extends ExpressAdapter {
     const nestServer = this.getHttpServer() as Server;
     const app = this.getInstance<Express>();
     const classes = {
-      IncomingMessage: constructedWith(
-        IncomingMessage as unknown as (...args: never[]) => void,
-        app.request,
-      ) as typeof IncomingMessage,
-      ServerResponse: constructedWith(
-        ServerResponse as unknown as (...args: never[]) => void,
-        app.response,
-      ) as typeof ServerResponse,
+      IncomingMessage: builtOnExpressPrototype(IncomingMessage, app, 'request'),
+      ServerResponse: builtOnExpressPrototype(ServerResponse, app, 'response'),
     };
     const server = options?.httpsOptions
       ? createHttpsServer({ ...options.httpsOptions, ...classes }, app)
@@ -49,16 +46,35 @@ export class StableExpressAdapter extends ExpressAdapter {
 }
 
 /**
- * A constructor that builds `base` instances whose prototype is `prototype` from the start. Node's
- * `IncomingMessage` and `ServerResponse` are plain constructor functions, so they are applied to
- * the new object (`Reflect.construct` with another `new.target` measured ~5× slower here). If a
- * Node version makes them classes, the adapter keeps Node's own constructors.
+ * A subclass of Node's `base` whose prototype takes the place of Express's `app[key]`: the same
+ * own properties (`app`) and the same parent (`express.request` / `express.response`, where apps
+ * add their methods), so its instances are what Express would make of Node's, from the start.
+ *
+ * A subclass because V8 sizes an object by its constructor: built by `new` of a subclass, a
+ * response has room for the ~40 properties Node's constructor adds. Built by applying Node's
+ * constructor to an object of another function (this adapter's first version), it had room for
+ * none, and every response went over to a dictionary of properties before Express saw it: a plain
+ * Express route ~9 % dearer (bench/RESULTS.md, issue 32, fifteenth pass). The subclass's prototype
+ * cannot be Express's object itself (a class's `prototype` is fixed), so `app[key]` is replaced
+ * by it; Express reads `app.request` / `app.response` on every request.
  */
-function constructedWith(base: (...args: never[]) => void, prototype: object): unknown {
-  if (/^class\b/.test(Function.prototype.toString.call(base))) return base;
-  function Constructed(this: object, ...args: never[]): void {
-    base.apply(this, args);
-  }
-  Constructed.prototype = prototype;
-  return Constructed;
+function builtOnExpressPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(
+  base: T,
+  app: Express,
+  key: 'request' | 'response',
+): T {
+  const expressPrototype = app[key] as object;
+  const Built = class extends base {} as T;
+  const prototype = Built.prototype as object;
+  Object.setPrototypeOf(prototype, Object.getPrototypeOf(expressPrototype) as object);
+  for (const name of Reflect.ownKeys(expressPrototype))
+    Object.defineProperty(
+      prototype,
+      name,
+      Object.getOwnPropertyDescriptor(expressPrototype, name) as PropertyDescriptor,
+    );
+  // `res.constructor` stays Node's class, as on Express's own prototype (which has none of its own).
+  Reflect.deleteProperty(prototype, 'constructor');
+  (app as unknown as Record<string, object>)[key] = prototype;
+  return Built;
 }

@@ -1,8 +1,9 @@
-import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { request as httpRequest, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import { Body, Controller, Get, type INestApplication, Module, Post, Query, Req, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { Express, Request, Response } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import request from 'supertest';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 
@@ -41,6 +42,20 @@ function prototypesAtConstruction(app: INestApplication) {
   return seen;
 }
 
+// V8's own answer to "is this object's layout a fixed shape, or a dictionary of properties?".
+setFlagsFromString('--allow-natives-syntax');
+const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+
+/** Whether V8 keeps the request and response objects in fast mode when Node hands them out. */
+function layoutsAtConstruction(app: INestApplication) {
+  const seen: { req?: boolean; res?: boolean } = {};
+  (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: object) => {
+    seen.req = hasFastProperties(req);
+    seen.res = hasFastProperties(res);
+  });
+  return seen;
+}
+
 describe('StableExpressAdapter', () => {
   let app: INestApplication;
   afterEach(async () => {
@@ -64,6 +79,47 @@ describe('StableExpressAdapter', () => {
     const express = app.getHttpAdapter().getInstance() as Express;
     expect((await request(app.getHttpServer()).get('/probe')).status).toBe(200);
     expect(seen.req).not.toBe(express.request);
+  });
+
+  // bench/RESULTS.md, issue 32, fifteenth pass: a response built by applying Node's constructor to
+  // another function's object was a dictionary of properties from the start (a route ~9 % dearer).
+  it("builds them as V8 lays out Node's own: fixed shapes, not dictionaries of properties", async () => {
+    app = await NestFactory.create(ProbeModule, new StableExpressAdapter(), { logger: false });
+    await app.init();
+    const seen = layoutsAtConstruction(app);
+    expect((await request(app.getHttpServer()).post('/probe').send({ a: 1 })).status).toBe(201);
+    expect(seen).toEqual({ req: true, res: true });
+  });
+
+  it("keeps what apps add to Express's prototypes, before or after the adapter, and Node's constructors", async () => {
+    const instance = express();
+    (express.response as unknown as Record<string, unknown>).kobanaGlobal = function () {
+      return 'global';
+    };
+    app = await NestFactory.create(ProbeModule, new StableExpressAdapter(instance), { logger: false });
+    (instance.response as unknown as Record<string, unknown>).kobanaApp = function () {
+      return 'app';
+    };
+    (instance.request as unknown as Record<string, unknown>).kobanaRequest = 'request';
+    await app.init();
+    const seen: { res?: Record<string, unknown>; req?: Record<string, unknown> } = {};
+    (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: object) => {
+      seen.req = req as unknown as Record<string, unknown>;
+      seen.res = res as Record<string, unknown>;
+    });
+    try {
+      expect((await request(app.getHttpServer()).get('/probe')).status).toBe(200);
+      const res = seen.res as { kobanaGlobal(): string; kobanaApp(): string; app: unknown; constructor: unknown };
+      expect(res.kobanaGlobal()).toBe('global');
+      expect(res.kobanaApp()).toBe('app');
+      expect(res.app).toBe(instance);
+      expect(res.constructor).toBe(ServerResponse);
+      expect(res).toBeInstanceOf(ServerResponse);
+      expect(seen.req?.kobanaRequest).toBe('request');
+      expect(seen.req?.constructor).toBe(IncomingMessage);
+    } finally {
+      delete (express.response as unknown as Record<string, unknown>).kobanaGlobal;
+    }
   });
 
   it('requests and responses behave as Express ones: query, ip, host, body parser, status, headers, json', async () => {
