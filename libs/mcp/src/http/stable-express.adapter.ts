@@ -9,7 +9,8 @@ import type { Express } from 'express';
  * Nest's Express adapter, with one change: its server builds each request and response with
  * Express's prototypes (`app.request`, `app.response`) already in place.
  *
- * Express 5 re-parents every request and response (`Object.setPrototypeOf` in `app.handle`).
+ * Express re-parents every request and response (`Object.setPrototypeOf`: in `app.handle` in
+ * Express 5, in its `expressInit` middleware in Express 4).
  * Objects whose prototype changes after construction leave V8's fast paths, and every property
  * access Node's HTTP code then makes on them pays for it: measured here, a bare Express route costs
  * ~120 µs of CPU per request against ~40 µs with this adapter (bench/RESULTS.md). Built with the
@@ -46,9 +47,9 @@ export class StableExpressAdapter extends ExpressAdapter {
 }
 
 /**
- * A subclass of Node's `base` whose prototype takes the place of Express's `app[key]`: the same
- * own properties (`app`) and the same parent (`express.request` / `express.response`, where apps
- * add their methods), so its instances are what Express would make of Node's, from the start.
+ * A subclass of Node's `base` whose prototype takes the place of Express's `app[key]`, with that
+ * object as its parent: its instances have what Express would give Node's (`app`, Express's
+ * methods, whatever the app added to either prototype, before or after), from the start.
  *
  * A subclass because V8 sizes an object by its constructor: built by `new` of a subclass, a
  * response has room for the ~40 properties Node's constructor adds. Built by applying Node's
@@ -63,16 +64,9 @@ function builtOnExpressPrototype<T extends typeof IncomingMessage | typeof Serve
   app: Express,
   key: 'request' | 'response',
 ): T {
-  const expressPrototype = app[key] as object;
   const Built = class extends base {} as T;
   const prototype = Built.prototype as object;
-  Object.setPrototypeOf(prototype, Object.getPrototypeOf(expressPrototype) as object);
-  for (const name of Reflect.ownKeys(expressPrototype))
-    Object.defineProperty(
-      prototype,
-      name,
-      Object.getOwnPropertyDescriptor(expressPrototype, name) as PropertyDescriptor,
-    );
+  Object.setPrototypeOf(prototype, app[key] as object);
   // `res.constructor` stays Node's class, as on Express's own prototype (which has none of its own).
   Reflect.deleteProperty(prototype, 'constructor');
   (app as unknown as Record<string, object>)[key] = prototype;

@@ -46,12 +46,16 @@ function prototypesAtConstruction(app: INestApplication) {
 setFlagsFromString('--allow-natives-syntax');
 const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
 
-/** Whether V8 keeps the request and response objects in fast mode when Node hands them out. */
-function layoutsAtConstruction(app: INestApplication) {
-  const seen: { req?: boolean; res?: boolean } = {};
-  (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: object) => {
+/** Whether V8 keeps the request and response in fast mode when Node hands them out, and once answered. */
+function layoutsOf(app: INestApplication) {
+  const seen: Record<string, boolean> = {};
+  (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     seen.req = hasFastProperties(req);
     seen.res = hasFastProperties(res);
+    res.once('finish', () => {
+      seen.reqAnswered = hasFastProperties(req);
+      seen.resAnswered = hasFastProperties(res);
+    });
   });
   return seen;
 }
@@ -86,39 +90,59 @@ describe('StableExpressAdapter', () => {
   it("builds them as V8 lays out Node's own: fixed shapes, not dictionaries of properties", async () => {
     app = await NestFactory.create(ProbeModule, new StableExpressAdapter(), { logger: false });
     await app.init();
-    const seen = layoutsAtConstruction(app);
+    const seen = layoutsOf(app);
+    // Through Nest's body parser, Express's re-parenting and a handler that sets a header.
     expect((await request(app.getHttpServer()).post('/probe').send({ a: 1 })).status).toBe(201);
-    expect(seen).toEqual({ req: true, res: true });
+    expect(seen).toEqual({ req: true, res: true, reqAnswered: true, resAnswered: true });
   });
 
-  it("keeps what apps add to Express's prototypes, before or after the adapter, and Node's constructors", async () => {
+  it("keeps what apps add to Express's prototypes, before or after the app is created, and Node's constructors", async () => {
+    type Extended = Record<string, unknown>;
     const instance = express();
-    (express.response as unknown as Record<string, unknown>).kobanaGlobal = function () {
-      return 'global';
-    };
-    app = await NestFactory.create(ProbeModule, new StableExpressAdapter(instance), { logger: false });
-    (instance.response as unknown as Record<string, unknown>).kobanaApp = function () {
-      return 'app';
-    };
-    (instance.request as unknown as Record<string, unknown>).kobanaRequest = 'request';
-    await app.init();
-    const seen: { res?: Record<string, unknown>; req?: Record<string, unknown> } = {};
-    (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: object) => {
-      seen.req = req as unknown as Record<string, unknown>;
-      seen.res = res as Record<string, unknown>;
-    });
+    const named = (name: string) =>
+      function () {
+        return name;
+      };
+    const globalResponse = express.response as unknown as Extended;
+    // A reference to the app's prototype taken before the adapter replaces it, extended before and after.
+    const early = instance.response as unknown as Extended;
     try {
+      globalResponse.kobanaGlobal = named('global');
+      early.kobanaEarly = named('early');
+      app = await NestFactory.create(ProbeModule, new StableExpressAdapter(instance), { logger: false });
+      early.kobanaLate = named('late');
+      (instance.response as unknown as Extended).kobanaApp = named('app');
+      (instance.request as unknown as Extended).kobanaRequest = 'request';
+      await app.init();
+      // Read as Node hands the objects out, before Express re-parents anything.
+      let seen: Record<string, unknown> = {};
+      (app.getHttpServer() as Server).prependListener('request', (req: IncomingMessage, res: object) => {
+        // A missing method fails the expectation below, not the request (which would then hang).
+        try {
+          const r = res as Record<string, () => string> & { app: unknown; constructor: unknown };
+          seen = {
+            methods: [r.kobanaGlobal(), r.kobanaEarly(), r.kobanaLate(), r.kobanaApp()],
+            app: r.app,
+            resConstructor: r.constructor,
+            isResponse: res instanceof ServerResponse,
+            request: (req as unknown as Extended).kobanaRequest,
+            reqConstructor: req.constructor,
+          };
+        } catch (error) {
+          seen = { error: String(error) };
+        }
+      });
       expect((await request(app.getHttpServer()).get('/probe')).status).toBe(200);
-      const res = seen.res as { kobanaGlobal(): string; kobanaApp(): string; app: unknown; constructor: unknown };
-      expect(res.kobanaGlobal()).toBe('global');
-      expect(res.kobanaApp()).toBe('app');
-      expect(res.app).toBe(instance);
-      expect(res.constructor).toBe(ServerResponse);
-      expect(res).toBeInstanceOf(ServerResponse);
-      expect(seen.req?.kobanaRequest).toBe('request');
-      expect(seen.req?.constructor).toBe(IncomingMessage);
+      expect(seen).toEqual({
+        methods: ['global', 'early', 'late', 'app'],
+        app: instance,
+        resConstructor: ServerResponse,
+        isResponse: true,
+        request: 'request',
+        reqConstructor: IncomingMessage,
+      });
     } finally {
-      delete (express.response as unknown as Record<string, unknown>).kobanaGlobal;
+      delete globalResponse.kobanaGlobal;
     }
   });
 
