@@ -55,7 +55,7 @@ export class StableExpressAdapter extends ExpressAdapter {
  * response has room for the ~40 properties Node's constructor adds. Built by applying Node's
  * constructor to an object of another function (this adapter's first version), it had room for
  * none, and every response went over to a dictionary of properties before Express saw it: a plain
- * Express route ~9 % dearer (bench/RESULTS.md, issue 32, fifteenth pass). The subclass's prototype
+ * Express route 9–28 % dearer (bench/RESULTS.md, issue 32, fifteenth pass). The subclass's prototype
  * cannot be Express's object itself (a class's `prototype` is fixed), so `app[key]` is replaced
  * by it; Express reads `app.request` / `app.response` on every request.
  */
