@@ -19,7 +19,8 @@ import { BODY_TOO_LARGE_ANSWER, rawPost } from '@kobana/nest-mcp/testing';
  *
  * Issue 28: in each of the three installs (shared, so no install of its own) the notes app of
  * libs/mcp/examples/api-key-notes — its own API-key guard, `req.user = { id, email, roles }`, a
- * `@CurrentUser()` decorator, services that take the owner's id — is built twice, as CommonJS and
+ * `@CurrentUser()` decorator, services that take the owner's id, served on the module's
+ * `StableExpressAdapter` (so Express 4 and 5 build their objects through it) — is built twice, as CommonJS and
  * as ES modules, and driven the same way: Nest 10, 11 and 12 × CommonJS and ESM.
  */
 const run = promisify(execFile);
