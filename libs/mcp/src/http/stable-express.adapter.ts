@@ -52,7 +52,7 @@ export class StableExpressAdapter extends ExpressAdapter {
  * methods, whatever the app added to either prototype, before or after), from the start.
  *
  * A subclass because V8 sizes an object by its constructor: built by `new` of a subclass, a
- * response has room for the ~40 properties Node's constructor adds. Built by applying Node's
+ * response has room for the ~45 properties Node's constructor adds. Built by applying Node's
  * constructor to an object of another function (this adapter's first version), it had room for
  * none, and every response went over to a dictionary of properties before Express saw it: a plain
  * Express route 9–28 % dearer (bench/RESULTS.md, issue 32, fifteenth pass). The subclass's prototype
