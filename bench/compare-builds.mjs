@@ -20,6 +20,7 @@ import {
   pinLoadGenerator,
   restEcho,
   start as startFixture,
+  warmupRuns,
 } from './helpers.mjs';
 
 const other = process.argv[2];
@@ -48,7 +49,7 @@ const cannon = (t, duration) =>
 
 /** Warm-up, then rounds interleaved across targets: { name: [{ rps, cpu }] }. */
 async function group(targets) {
-  for (const t of targets) await cannon(t, WARM);
+  for (const t of targets) for (const duration of warmupRuns(WARM)) await cannon(t, duration);
   const rounds = Object.fromEntries(targets.map((t) => [t.name, []]));
   for (let i = 0; i < ROUNDS; i++) {
     for (const t of targets) {

@@ -80,6 +80,15 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * A warm-up of `seconds` as three load runs, each on connections of its own: the first time its
+ * connections close, a server's V8 drops the code it made for Node's socket and stream paths (a
+ * wrong map at destroy) and makes it again. After one long run that happened in the first two
+ * measured rounds, which then counted the compiler's work — a third of the rounds of a quick run
+ * (bench/RESULTS.md, issue 32, sixteenth pass). The last two runs take a second each.
+ */
+export const warmupRuns = (seconds) => [Math.max(1, seconds - 2), 1, 1];
+
+/**
  * POSTs `request` with autocannon (`extra`: duration or amount); any non-2xx answer or error throws,
  * since the scenario would then not measure what it says.
  */

@@ -32,6 +32,7 @@ import {
   restEcho,
   rssMb,
   start as startFixture,
+  warmupRuns,
 } from './helpers.mjs';
 import { runStartup, STARTUP_TARGETS } from './startup.mjs';
 const QUICK = process.argv.includes('--quick');
@@ -54,7 +55,7 @@ const cannon = (url, request, extra) => post(url, request, { connections: CFG.co
 const measurements = {};
 /** Warms every target up, then runs the rounds interleaved across targets; medians per target. */
 async function measureGroup(targets) {
-  for (const t of targets) await cannon(t.url, t.request, { duration: CFG.warmup });
+  for (const t of targets) for (const duration of warmupRuns(CFG.warmup)) await cannon(t.url, t.request, { duration });
   const rounds = new Map(targets.map((t) => [t.name, []]));
   for (let i = 0; i < CFG.rounds; i++) {
     for (const t of targets) {
@@ -81,7 +82,7 @@ async function measureGroup(targets) {
 }
 
 console.log(
-  `bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up, ${CFG.connections} connections; node ${process.version}`,
+  `bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up (in three runs), ${CFG.connections} connections; node ${process.version}`,
 );
 console.log(
   PIN

@@ -133,6 +133,22 @@ describe('OTLP trace encoding (protobuf)', () => {
     expect(bytes.equals(reference(spans))).toBe(true);
   });
 
+  it('writes a span larger than a whole chunk between smaller ones, each read back from the chunk it was written in', () => {
+    const around = fc.sample(span, { numRuns: 300, seed: 11 });
+    const [big] = fc.sample(span, { numRuns: 1, seed: 5 });
+    const large = { ...big, attributes: { long: 'y'.repeat(100_000) } } as unknown as ReadableSpan;
+    // Written one at a time as spans end, before the batch that frames them: the large one needs a
+    // chunk of its own, and the spans written before and after it must still read as they were.
+    const batch = [...around.slice(0, 150), large, ...around.slice(150)];
+    const written = batch.map((s) => ({
+      resource: s.resource,
+      instrumentationScope: s.instrumentationScope,
+      ...encodeSpan(s),
+    }));
+    expect(new Set(written.map((w) => w.chunk)).size).toBeGreaterThan(1);
+    expect(Buffer.from(encodeExportRequest(written)).equals(reference(batch))).toBe(true);
+  });
+
   it('writes a span whose message needs a three-byte length, and an empty batch', () => {
     const [big] = fc.sample(span, { numRuns: 1, seed: 7 });
     const long = { ...big, attributes: { long: 'x'.repeat(70_000) } } as unknown as ReadableSpan;
