@@ -32,23 +32,36 @@ export function pin(pid, core) {
 }
 
 /**
- * Starts a fixture (`node <args>` in `cwd`) and waits for its `READY {json}` line; pinned to `core`
- * once ready (all its threads), so start-up itself may use both cores. `core: undefined` leaves it.
+ * Starts a fixture (`node <args>` in `cwd`, or `<under…> node <args>`) and waits for its `READY
+ * {json}` line, killing it if none comes within `readyWithinMs`; pinned to `core` once ready (all
+ * its threads), so start-up itself may use both cores. `core: undefined` leaves it.
  */
-export async function start(label, args, { env = {}, cwd = root, core } = {}) {
-  const child = spawn(process.execPath, args, {
+export async function start(label, args, { env = {}, cwd = root, core, under = [], readyWithinMs = 120_000 } = {}) {
+  // `under`: a command that runs node (valgrind for instructions.mjs), or none.
+  const [command, ...prefix] = [...under, process.execPath];
+  const child = spawn(command, [...prefix, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const ready = await new Promise((resolve, reject) => {
     let out = '';
+    const late = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${label} was not ready within ${readyWithinMs} ms`));
+    }, readyWithinMs);
     child.stdout.on('data', (chunk) => {
       out += chunk;
       const m = /READY (\{.*\})/.exec(out);
-      if (m) resolve(JSON.parse(m[1]));
+      if (m) {
+        clearTimeout(late);
+        resolve(JSON.parse(m[1]));
+      }
     });
-    child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before it was ready`)));
+    child.once('exit', (code) => {
+      clearTimeout(late);
+      reject(new Error(`${label} exited (${code}) before it was ready`));
+    });
   });
   if (core !== undefined) pin(child.pid, core);
   return { ...ready, child, url: `http://127.0.0.1:${ready.port}`, stop: () => stop(child) };
@@ -83,8 +96,9 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * A warm-up of `seconds` as three load runs, each on connections of its own: the first time its
  * connections close, a server's V8 drops the code it made for Node's socket and stream paths (a
  * wrong map at destroy) and makes it again. After one long run that happened in the first two
- * measured rounds, which then counted the compiler's work — a third of the rounds of a quick run
- * (bench/RESULTS.md, issue 32, sixteenth pass). The last two runs take a second each.
+ * measured rounds, which then counted the compiler's work — two of the quick run's three
+ * (bench/RESULTS.md, issue 32, sixteenth pass). The last two runs take a second each, so a
+ * warm-up asked for under 3 s lasts 3.
  */
 export const warmupRuns = (seconds) => [Math.max(1, seconds - 2), 1, 1];
 

@@ -1,18 +1,18 @@
 // node bench/instructions.mjs [--against <other built checkout>] [--top N] — machine instructions
 // per call, counted by valgrind's callgrind: the Kadu app's MCP door (tools/call with its token) and
 // the module alone (5 tools, tools/call), each in its own process, and with --against the same
-// fixtures of another build. A count is the same from one run to the next on any machine state,
-// where CPU time on this shared VM moves by a third between spells (bench/RESULTS.md, issue 32,
-// sixteenth pass): it says whether a change removes work, and which JavaScript function does it
+// fixtures of another build. Less V8's optimising compiler (which still runs now and then, and
+// whose share is printed), a count moves by ~1 % from one run to the next whatever the machine is
+// doing, where CPU time on this shared VM moves by a third between spells (bench/RESULTS.md, issue
+// 32, sixteenth pass): it says whether a change removes work, and which JavaScript function does it
 // (the fixture runs with --perf-basic-prof, whose map names the JIT's code). It cannot say what a
 // cache miss costs: the time-based A/B (compare-builds.mjs) and `npm run bench` say that.
 // Needs valgrind (Debian's package; every machine kind here has it). About two minutes per fixture.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { ARGS, here, modern } from './helpers.mjs';
+import { ARGS, cannon, here, modern, start } from './helpers.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -24,9 +24,12 @@ const WARMUP = [20_000, 5_000, 3_000, 2_000];
 const COUNTED = 4_000;
 // V8's optimising compiler still runs now and then (a function reaching its threshold late, code
 // dropped and made again when connections close): a few percent of the Kadu app's count, and not
-// the same from one run to the next. Counts are compared without it; its share is printed, and
-// above this the count is flagged as not of the steady state.
+// the same from one run to the next. Counts are compared without its own functions; its share is
+// printed, and above this the count is flagged as not of the steady state.
 const MAX_COMPILER_SHARE = 0.05;
+// Under valgrind a fixture starts in tens of seconds, and a call takes milliseconds.
+const READY_WITHIN_MS = 600_000;
+const CONTROL_TIMEOUT_MS = 60_000;
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.error('bench/instructions.mjs needs valgrind (apt-get install valgrind)');
@@ -39,74 +42,61 @@ const FIXTURES = {
 };
 
 /** One fixture of one build under callgrind: instructions per call, in all and per function. */
-async function count(root, fixture) {
+async function count(root, name, fixture) {
   const out = mkdtempSync(join(tmpdir(), 'kadu-instructions-'));
-  const child = spawn(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      '--instr-atstart=no',
-      // V8 writes and rewrites its code at run time: valgrind must notice.
-      '--smc-check=all-non-file',
-      `--callgrind-out-file=${join(out, 'callgrind.out')}`,
-      process.execPath,
-      '--perf-basic-prof',
-      ...fixture.args,
-    ],
-    {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kadu-instructions-data-'));
+  let app;
+  try {
+    app = await start(name, ['--perf-basic-prof', ...fixture.args], {
       cwd: root,
+      under: [
+        'valgrind',
+        '--tool=callgrind',
+        '--instr-atstart=no',
+        // V8 writes and rewrites its code at run time: valgrind must notice.
+        '--smc-check=all-non-file',
+        // Instructions only, whatever VALGRIND_OPTS or a .valgrindrc add: summarise() reads one event.
+        '--cache-sim=no',
+        '--branch-sim=no',
+        '--collect-jumps=no',
+        '--dump-instr=no',
+        `--callgrind-out-file=${join(out, 'callgrind.out')}`,
+        `--log-file=${join(out, 'valgrind.log')}`,
+      ],
       env: {
-        ...process.env,
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-instructions-data-')),
+        DATA_DIR: dataDir,
         KADU_RATE_GENERAL: '1000000000/60',
         KADU_RATE_WRITES: '1000000000/60',
         KADU_RATE_FAILED_AUTH: '1000000000/60',
       },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  try {
-    const ready = await new Promise((resolve, reject) => {
-      let text = '';
-      child.stdout.on('data', (chunk) => {
-        text += chunk;
-        const m = /READY (\{.*\})/.exec(text);
-        if (m) resolve(JSON.parse(m[1]));
-      });
-      child.once('exit', (code) => reject(new Error(`${fixture.args.join(' ')} exited (${code}) before it was ready`)));
+      readyWithinMs: READY_WITHIN_MS,
     });
-    const request = modern(
-      'tools/call',
-      { name: 'bench_echo', arguments: ARGS },
-      fixture.token ? ready.mcp : undefined,
-    );
-    const load = async (amount) => {
-      const r = await autocannon({
-        url: `http://127.0.0.1:${ready.port}/mcp`,
-        method: 'POST',
-        connections: 4,
-        amount,
-        timeout: 60,
-        headers: request.headers,
-        body: request.body,
-      });
-      if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx and ${r.errors} errors: not measuring the call`);
-      return r.requests.total;
-    };
+    const request = modern('tools/call', { name: 'bench_echo', arguments: ARGS }, fixture.token ? app.mcp : undefined);
+    const load = async (amount) =>
+      (await cannon(`${app.url}/mcp`, request, { connections: 4, amount, timeout: 60 })).requests.total;
     for (const amount of WARMUP) await load(amount);
-    const control = (...args) => spawnSync('callgrind_control', [...args, String(child.pid)], { stdio: 'ignore' });
-    control('--instr=on');
+    control(app.child.pid, '--instr=on');
     const calls = await load(COUNTED);
-    control('--instr=off');
-    control('--dump');
+    control(app.child.pid, '--instr=off');
+    control(app.child.pid, '--dump');
     const dump = readdirSync(out).find((f) => /^callgrind\.out\.\d+$/.test(f));
-    if (!dump) throw new Error('callgrind wrote no dump');
-    return summarise(readFileSync(join(out, dump), 'utf8'), perfMap(child.pid), calls);
+    if (!dump) throw new Error(`${name}: callgrind wrote no dump`);
+    return summarise(readFileSync(join(out, dump), 'utf8'), perfMap(app.child.pid), calls, root);
   } finally {
-    child.kill('SIGKILL');
+    if (app) {
+      await app.stop();
+      rmSync(`/tmp/perf-${app.child.pid}.map`, { force: true });
+    }
     rmSync(out, { recursive: true, force: true });
-    rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** callgrind_control on the fixture; it exits 0 even when it found no such process, so its answer is read. */
+function control(pid, command) {
+  const r = spawnSync('callgrind_control', [command, String(pid)], { encoding: 'utf8', timeout: CONTROL_TIMEOUT_MS });
+  if (r.status !== 0 || !r.stdout.includes(`PID ${pid}`))
+    throw new Error(`callgrind_control ${command} ${pid} failed: ${(r.stdout + r.stderr).trim()}`);
 }
 
 /** V8's map of the code it made ("start size name", hex), sorted by start. */
@@ -122,10 +112,12 @@ function perfMap(pid) {
 }
 
 /** The function a callgrind name is: JIT code by its address in the map, the rest as callgrind names it. */
-function resolver(map) {
+function resolver(map, root) {
   return (name) => {
-    const address = /^0x([0-9a-f]+)/.exec(name);
-    if (!address) return name;
+    // `'2`: callgrind's mark for a recursive call's second level (--separate-recs).
+    const plain = name.replace(/'\d+$/, '');
+    const address = /^0x([0-9a-f]+)$/.exec(plain);
+    if (!address) return plain;
     const at = parseInt(address[1], 16);
     let lo = 0;
     let hi = map.length - 1;
@@ -138,8 +130,11 @@ function resolver(map) {
       } else hi = mid - 1;
     }
     if (!found || at >= found.end) return '(JIT code not in the map)';
-    // "JS:*name file:line:col": the tier mark dropped, the checkout's path too.
-    return found.name.replace(/^JS:[*~^+]?/, '').replace(`file://${here.slice(0, -'/bench'.length)}/`, '');
+    // "JS:*name file:line:col": the tier mark dropped, the build's own path too.
+    return found.name
+      .replace(/^JS:[*~^+]?/, '')
+      .replace(`file://${root}/`, '')
+      .replace(`${root}/`, '');
   };
 }
 
@@ -147,16 +142,20 @@ function resolver(map) {
  * Self instructions per function from callgrind's format (valgrind.org/docs/manual/cl-format.html):
  * `fn=` opens a function, a `calls=` line is followed by its call's inclusive cost (skipped here),
  * any other line of numbers is a cost of the current function. Names are given once, then by `(id)`.
+ * The sum must equal the file's `totals:` line, or the format was not read as written.
  */
-function summarise(text, map, calls) {
+function summarise(text, map, calls, root) {
+  if (!/^events: Ir$/m.test(text) || !/^positions: line$/m.test(text))
+    throw new Error('callgrind wrote other events than Ir, or other positions than lines');
   const names = new Map();
   const nameOf = (spec) => {
     const m = /^\((\d+)\)(?: (.*))?$/.exec(spec);
     if (!m) return spec;
     if (m[2] !== undefined) names.set(m[1], m[2]);
+    if (!names.has(m[1])) throw new Error(`callgrind output names (${m[1]}) before defining it`);
     return names.get(m[1]);
   };
-  const resolve = resolver(map);
+  const resolve = resolver(map, root);
   const self = new Map();
   let fn = '';
   let callCost = false;
@@ -166,7 +165,7 @@ function summarise(text, map, calls) {
     else if (line.startsWith('calls=')) callCost = true;
     else if (/^[+-]?\d|^\*/.test(line)) {
       if (callCost) callCost = false;
-      else self.set(fn, (self.get(fn) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+      else self.set(fn, (self.get(fn) ?? 0) + Number(line.trim().split(' ')[1] ?? 0));
     }
   }
   let total = 0;
@@ -175,6 +174,8 @@ function summarise(text, map, calls) {
     total += ir;
     if (name.includes('v8::internal::compiler::')) compiler += ir;
   }
+  const totals = Number(/^totals: (\d+)$/m.exec(text)?.[1]);
+  if (!(total > 0) || total !== totals) throw new Error(`read ${total} instructions where callgrind counted ${totals}`);
   const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   return {
     perCall: total / calls,
@@ -189,10 +190,9 @@ const results = {};
 for (const [build, root] of Object.entries(builds)) {
   for (const [name, fixture] of Object.entries(FIXTURES)) {
     const key = `${build}.${name}`;
-    results[key] = await count(root, fixture);
-    const r = results[key];
+    const r = (results[key] = await count(root, key, fixture));
     console.log(
-      `${key.padEnd(32)} ${r.withoutCompiler.toFixed(0).padStart(8)} instructions per call without V8's compiler (${r.perCall.toFixed(0)} with it, ${(100 * r.compilerShare).toFixed(1)} %)`,
+      `${key.padEnd(32)} ${r.withoutCompiler.toFixed(0).padStart(8)} instructions per call without the compiler's own functions (${r.perCall.toFixed(0)} with them, ${(100 * r.compilerShare).toFixed(1)} %)`,
     );
     for (const [fn, ir] of r.top) console.log(`  ${ir.toFixed(0).padStart(8)}  ${fn.slice(0, 140)}`);
     if (r.compilerShare > MAX_COMPILER_SHARE)
