@@ -2,9 +2,10 @@
 // per call, counted by valgrind's callgrind: the Kadu app's MCP door (tools/call with its token) and
 // the module alone (5 tools, tools/call), each in its own process, and with --against the same
 // fixtures of another build. Less V8's optimising compiler (which still runs now and then, and
-// whose share is printed), a count moves by ~1 % from one run to the next whatever the machine is
-// doing, where CPU time on this shared VM moves by a third between spells (bench/RESULTS.md, issue
-// 32, sixteenth pass): it says whether a change removes work, and which JavaScript function does it
+// whose share is printed), a count moves by ~2 % (the Kadu app) or less (the module) from one run
+// to the next whatever the machine is doing, where CPU time on this shared VM moves by a third
+// between spells (bench/RESULTS.md, issue 32, sixteenth pass): it says whether a change removes
+// work, and which JavaScript function does it
 // (the fixture runs with --perf-basic-prof, whose map names the JIT's code). It cannot say what a
 // cache miss costs: the time-based A/B (compare-builds.mjs) and `npm run bench` say that.
 // Needs valgrind (Debian's package; every machine kind here has it). About two minutes per fixture.
