@@ -1,6 +1,7 @@
 // node bench/instructions.mjs [--against <other built checkout>] [--top N] — machine instructions
-// per call, counted by valgrind's callgrind: the Kadu app's MCP door (tools/call with its token) and
-// the module alone (5 tools, tools/call), each in its own process, and with --against the same
+// per call, counted by valgrind's callgrind: the Kadu app's MCP door (tools/call with its token), the
+// same door with tracing on (what tracing adds, by instructions), and the module alone (5 tools,
+// tools/call), each in its own process, and with --against the same
 // fixtures of another build. Less V8's optimising compiler (which still runs now and then, and
 // whose share is printed), a count moves by ~2 % (the Kadu app) or less (the module) from one run
 // to the next whatever the machine is doing, where CPU time on this shared VM moves by a third
@@ -8,12 +9,12 @@
 // work, and which JavaScript function does it
 // (the fixture runs with --perf-basic-prof, whose map names the JIT's code). It cannot say what a
 // cache miss costs: the time-based A/B (compare-builds.mjs) and `npm run bench` say that.
-// Needs valgrind (Debian's package; every machine kind here has it). About two minutes per fixture.
+// Needs valgrind (Debian's package; every machine kind here has it). Two to three minutes per fixture.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ARGS, cannon, here, modern, start } from './helpers.mjs';
+import { ARGS, cannon, here, modern, otlpSink, start } from './helpers.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -39,8 +40,11 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 
 const FIXTURES = {
   'kadu.mcp_2026': { args: ['dist/bench/fixtures/kadu-echo.main.js'], token: true },
+  // The same door with tracing on, its spans exported as OTLP to a sink here (as in run.mjs).
+  'kadu_traced.mcp_2026': { args: ['dist/bench/fixtures/kadu-echo.main.js'], token: true, traced: true },
   'module.tools_call': { args: ['dist/bench/fixtures/scale.main.js', '5'], token: false },
 };
+const sink = await otlpSink();
 
 /** One fixture of one build under callgrind: instructions per call, in all and per function. */
 async function count(root, name, fixture) {
@@ -48,7 +52,11 @@ async function count(root, name, fixture) {
   const dataDir = mkdtempSync(join(tmpdir(), 'kadu-instructions-data-'));
   let app;
   try {
-    app = await start(name, ['--perf-basic-prof', ...fixture.args], {
+    // --no-memory-reducer: under valgrind a call takes ~50 times as long, so V8 reads the low
+    // allocation rate per second as an idle app and starts major collections a loaded app never
+    // makes (none in 5 s of load outside valgrind; under it, marking and sweeping were over a tenth of the
+    // traced app's count).
+    app = await start(name, ['--perf-basic-prof', '--no-memory-reducer', ...fixture.args], {
       cwd: root,
       under: [
         'valgrind',
@@ -69,6 +77,7 @@ async function count(root, name, fixture) {
         KADU_RATE_GENERAL: '1000000000/60',
         KADU_RATE_WRITES: '1000000000/60',
         KADU_RATE_FAILED_AUTH: '1000000000/60',
+        ...(fixture.traced ? sink.env : {}),
       },
       readyWithinMs: READY_WITHIN_MS,
     });
@@ -205,6 +214,11 @@ for (const build of Object.keys(builds))
   console.log(
     `INSTRUCTIONS ${build} kadu_mcp_vs_module_call ${(per(`${build}.module.tools_call`) / per(`${build}.kadu.mcp_2026`)).toFixed(3)}`,
   );
+for (const build of Object.keys(builds))
+  console.log(
+    `INSTRUCTIONS ${build} tracing_added_per_call ${(per(`${build}.kadu_traced.mcp_2026`) - per(`${build}.kadu.mcp_2026`)).toFixed(0)}`,
+  );
+await sink.close();
 if (against)
   for (const name of Object.keys(FIXTURES))
     console.log(`INSTRUCTIONS this_vs_against ${name} ${(per(`this.${name}`) / per(`against.${name}`)).toFixed(3)}`);

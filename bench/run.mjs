@@ -173,18 +173,19 @@ try {
       request: echoCall(),
       pid: module5.child.pid,
     },
-    {
-      name: 'kadu.mcp_2025',
-      url: `${kadu.url}/mcp`,
-      request: legacy('tools/call', { name: 'bench_echo', arguments: ARGS }, kadu.mcp),
-      pid: kadu.child.pid,
-    },
-    { name: 'kadu_traced.rest', url: `${traced.url}/api/v1/bench/echo`, request: rest(traced), pid: traced.child.pid },
+    // Next but one to the Kadu MCP door: what tracing adds is taken per round, like the ratios.
     {
       name: 'kadu_traced.mcp_2026',
       url: `${traced.url}/mcp`,
       request: echoCall(traced.mcp),
       pid: traced.child.pid,
+    },
+    { name: 'kadu_traced.rest', url: `${traced.url}/api/v1/bench/echo`, request: rest(traced), pid: traced.child.pid },
+    {
+      name: 'kadu.mcp_2025',
+      url: `${kadu.url}/mcp`,
+      request: legacy('tools/call', { name: 'bench_echo', arguments: ARGS }, kadu.mcp),
+      pid: kadu.child.pid,
     },
     ...(kaduDist
       ? [
@@ -415,12 +416,17 @@ const cpuRatios = {
   cpu_per_call_tmcp_vs_ours: cpu('anchor.tmcp.tools_call') / cpu('ours.tools_call'),
   cpu_per_call_mcp_handler_vs_ours: cpu('anchor.mcp_handler.tools_call') / cpu('ours.tools_call'),
 };
+// Server CPU per call added, taken per round (the two servers measured seconds apart) and then the
+// median, as the ratios are: the difference of the two medians took them from different rounds, so a
+// slow spell on one side read as tracing's cost (bench/RESULTS.md, issue 32, seventeenth pass).
+const added = (a, b) =>
+  median(measurements[a].rounds.map((r, i) => r.cpuUsPerRequest - measurements[b].rounds[i].cpuUsPerRequest));
 // Not an acceptance ratio: what tracing and metrics cost per call (same app, telemetry on vs off).
 const tracing = {
   mcp_2026_throughput_on_vs_off: m('kadu_traced.mcp_2026', 'kadu.mcp_2026'),
   rest_throughput_on_vs_off: m('kadu_traced.rest', 'kadu.rest'),
-  mcp_2026_cpu_us_per_call_added: cpu('kadu_traced.mcp_2026') - cpu('kadu.mcp_2026'),
-  rest_cpu_us_per_call_added: cpu('kadu_traced.rest') - cpu('kadu.rest'),
+  mcp_2026_cpu_us_per_call_added: added('kadu_traced.mcp_2026', 'kadu.mcp_2026'),
+  rest_cpu_us_per_call_added: added('kadu_traced.rest', 'kadu.rest'),
 };
 const file = join(resultsDir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(
@@ -444,6 +450,10 @@ writeFileSync(
 );
 for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
 for (const [name, value] of Object.entries(tracing)) console.log(`TRACING ${name} ${value.toFixed(2)}`);
+// The earlier reading of the same rounds (difference of the medians), beside it for comparison.
+console.log(
+  `CHECK tracing_mcp_2026_cpu_us_added_difference_of_medians ${(cpu('kadu_traced.mcp_2026') - cpu('kadu.mcp_2026')).toFixed(2)}`,
+);
 // Not an acceptance ratio: MCP-Nest given the same Express adapter fix, to show what is left of the
 // difference once Express costs the same on both sides.
 if (!QUICK)
