@@ -158,7 +158,15 @@ const memory = {};
 try {
   const rest = (app) => restEcho(app.api);
   const echoCall = (token) => modern('tools/call', { name: 'bench_echo', arguments: ARGS }, token);
+  // Each pair a ratio or a difference is taken between is measured close together in every round:
+  // 2025 door and REST, REST and 2026 door, 2026 door and the module, the traced door next but one.
   await measureGroup([
+    {
+      name: 'kadu.mcp_2025',
+      url: `${kadu.url}/mcp`,
+      request: legacy('tools/call', { name: 'bench_echo', arguments: ARGS }, kadu.mcp),
+      pid: kadu.child.pid,
+    },
     { name: 'kadu.rest', url: `${kadu.url}/api/v1/bench/echo`, request: rest(kadu), pid: kadu.child.pid },
     {
       name: 'kadu.mcp_2026',
@@ -181,12 +189,6 @@ try {
       pid: traced.child.pid,
     },
     { name: 'kadu_traced.rest', url: `${traced.url}/api/v1/bench/echo`, request: rest(traced), pid: traced.child.pid },
-    {
-      name: 'kadu.mcp_2025',
-      url: `${kadu.url}/mcp`,
-      request: legacy('tools/call', { name: 'bench_echo', arguments: ARGS }, kadu.mcp),
-      pid: kadu.child.pid,
-    },
     ...(kaduDist
       ? [
           {
@@ -416,9 +418,10 @@ const cpuRatios = {
   cpu_per_call_tmcp_vs_ours: cpu('anchor.tmcp.tools_call') / cpu('ours.tools_call'),
   cpu_per_call_mcp_handler_vs_ours: cpu('anchor.mcp_handler.tools_call') / cpu('ours.tools_call'),
 };
-// Server CPU per call added, taken per round (the two servers measured seconds apart) and then the
-// median, as the ratios are: the difference of the two medians took them from different rounds, so a
-// slow spell on one side read as tracing's cost (bench/RESULTS.md, issue 32, seventeenth pass).
+// Server CPU per call added, taken per round (the MCP doors two places apart in the round, the REST
+// doors four) and then the median, as the ratios are: the difference of the two medians took them
+// from different rounds, so a slow spell on one side read as tracing's cost (bench/RESULTS.md,
+// issue 32, seventeenth pass). A spell that slows both sides still grows the difference.
 const added = (a, b) =>
   median(measurements[a].rounds.map((r, i) => r.cpuUsPerRequest - measurements[b].rounds[i].cpuUsPerRequest));
 // Not an acceptance ratio: what tracing and metrics cost per call (same app, telemetry on vs off).
