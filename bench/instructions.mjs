@@ -56,8 +56,8 @@ async function count(root, name, fixture) {
   try {
     // --no-memory-reducer: under valgrind a call takes ~50 times as long, so V8 reads the low
     // allocation rate per second as an idle app and starts major collections a loaded app never
-    // makes (none in 5 s of load outside valgrind; under it, marking and sweeping were over a tenth of the
-    // traced app's count).
+    // makes (none in 5 s of load outside valgrind; under it, marking and sweeping were over a
+    // tenth of the traced app's count).
     app = await start(name, ['--perf-basic-prof', '--no-memory-reducer', ...fixture.args], {
       cwd: root,
       under: [
