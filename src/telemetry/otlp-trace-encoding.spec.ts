@@ -5,13 +5,11 @@ import fc from 'fast-check';
 import { checkProperty } from '../../test/support/properties.js';
 import { encodeExportRequest, encodeSpan } from './otlp-trace-encoding.js';
 
+/** Each span encoded on its own, as spans end, with the group the export request frames it in. */
+const written = (spans: ReadableSpan[]) =>
+  spans.map((s) => ({ resource: s.resource, instrumentationScope: s.instrumentationScope, ...encodeSpan(s) }));
 /** The request as this encoding writes it: each span encoded on its own, then the batch framed. */
-const encoded = (spans: ReadableSpan[]): Buffer =>
-  Buffer.from(
-    encodeExportRequest(
-      spans.map((s) => ({ resource: s.resource, instrumentationScope: s.instrumentationScope, ...encodeSpan(s) })),
-    ),
-  );
+const encoded = (spans: ReadableSpan[]): Buffer => Buffer.from(encodeExportRequest(written(spans)));
 const reference = (spans: ReadableSpan[]): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
 
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-fA-F]{${n}}$`));
@@ -140,16 +138,12 @@ describe('OTLP trace encoding (protobuf)', () => {
     // Written one at a time as spans end, before the batch that frames them: the large one needs a
     // chunk of its own, and the spans written before and after it must still read as they were.
     const batch = [...around.slice(0, 150), largeSpan, ...around.slice(150)];
-    const written = batch.map((s) => ({
-      resource: s.resource,
-      instrumentationScope: s.instrumentationScope,
-      ...encodeSpan(s),
-    }));
-    const [before, large] = written.slice(149, 151);
+    const spans = written(batch);
+    const [before, large] = spans.slice(149, 151);
     // Larger than a whole chunk, so not in the chunk the spans before it share.
     expect(large.end - large.start).toBeGreaterThan(65_536);
     expect(large.chunk).not.toBe(before.chunk);
-    expect(Buffer.from(encodeExportRequest(written)).equals(reference(batch))).toBe(true);
+    expect(Buffer.from(encodeExportRequest(spans)).equals(reference(batch))).toBe(true);
   });
 
   it('writes a span whose message needs a three-byte length, and an empty batch', () => {
