@@ -45,7 +45,7 @@ const CFG = QUICK
   ? { warmup: 5, rounds: 3, duration: 1, connections: 16, longRun: 10_000 }
   : { warmup: 10, rounds: 8, duration: 3, connections: 16, longRun: 200_000 };
 // The traced doors serve about half the calls per second and have more code to optimise: after 5 s
-// their first quick round still read ~15 µs above the next ones, after 10 s it did not
+// their first quick round still read ~13 µs above the next ones, after 10 s it did not
 // (bench/RESULTS.md, issue 32, eighteenth pass).
 const TRACED_WARMUP = Math.max(CFG.warmup, 10);
 const resultsDir = join(here, 'results');
