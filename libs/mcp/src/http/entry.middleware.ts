@@ -37,6 +37,8 @@ export class McpEntryMiddleware implements NestMiddleware {
       sendRejection(res, bodyTooLarge(this.config.bodyLimit));
       return;
     }
-    next();
+    // The guards run once this turn's bytes are in: the body that came with the headers is then
+    // read in the same tick (McpTransportGuard), and no guard answers with a promise.
+    process.nextTick(next);
   }
 }

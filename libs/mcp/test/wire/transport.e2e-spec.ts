@@ -7,6 +7,7 @@ import {
   type McpTestRequest,
   rawPost,
 } from '@kobana/nest-mcp/testing';
+import { McpLadderGuard } from '@kobana/nest-mcp/guards/ladder.guard.js';
 import { startWireApp, type WireApp } from '../fixtures/wire-app/start.js';
 import { SEED_413_BODY } from '../support/wire.js';
 
@@ -143,6 +144,43 @@ describe.each(ERAS)('transport rungs, %s era', (_era, build) => {
     for (const name of ['content-type', 'content-length', 'cache-control', 'mcp-protocol-version'])
       expect(apart.headers[name]).toEqual(together.headers[name]);
     expect(apart.body).toBe(together.text);
+  });
+
+  it('a body sent with its headers passes the ladder in the same tick; one still on its way is waited for', async () => {
+    // The entry middleware hands the request on after the turn its bytes came in
+    // (http/entry.middleware.ts): the body that came with the headers is then read at once, and the
+    // ladder answers `true` rather than a promise that Nest would await through three more
+    // (bench/RESULTS.md, issue 32, nineteenth pass).
+    const ladder = w.app.get(McpLadderGuard);
+    const original = ladder.canActivate.bind(ladder);
+    const answers: unknown[] = [];
+    const spy = vi.spyOn(ladder, 'canActivate').mockImplementation((context) => {
+      const answer = original(context);
+      answers.push(answer);
+      return answer;
+    });
+    try {
+      const r = build();
+      const bytes = Buffer.from(JSON.stringify(r.body));
+      const headers = { ...r.headers, Authorization: `Bearer ${TOKEN}`, 'Content-Length': String(bytes.length) };
+      // One write: the client sends the head and the body in one segment.
+      const together = await rawPost(`${w.url}/mcp`, headers, async (write, end) => {
+        await write(bytes);
+        end();
+      });
+      const apart = await rawPost(`${w.url}/mcp`, headers, async (write, end) => {
+        await write(bytes.subarray(0, 10));
+        await new Promise((wrote) => setTimeout(wrote, 20));
+        await write(bytes.subarray(10));
+        end();
+      });
+      expect([together.status, apart.status]).toEqual([200, 200]);
+      expect(apart.body).toBe(together.body);
+      expect(answers[0]).toBe(true);
+      expect(answers[1]).toBeInstanceOf(Promise);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('rung 6a: 64 levels of JSON pass; 65 and 100 000 answer 400 -32600 with data.max_depth, unparsed', async () => {
