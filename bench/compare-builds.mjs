@@ -52,7 +52,10 @@ async function group(targets) {
   for (const t of targets) for (const duration of warmupRuns(WARM)) await cannon(t, duration);
   const rounds = Object.fromEntries(targets.map((t) => [t.name, []]));
   for (let i = 0; i < ROUNDS; i++) {
-    for (const t of targets) {
+    // Every other round in the reverse order, so each build takes each place in the round as often:
+    // the same two builds read 0.88–0.90 with this checkout measured second and 1.01 with it first
+    // (bench/RESULTS.md, issue 32, nineteenth pass).
+    for (const t of i % 2 === 0 ? targets : [...targets].reverse()) {
       const before = cpuMs(t.pid);
       const r = await cannon(t, DUR);
       if (r.non2xx || r.errors) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
