@@ -61,8 +61,9 @@ export class McpTransportGuard implements CanActivate, LadderCheck {
       this.accept(req, exchange, complete);
       return undefined;
     }
-    // This runs inside the 'request' event, before the HTTP parser reads the body that came with the
-    // headers; it has once this tick is over. Only a body still on its way is read as a stream.
+    // The entry middleware hands the request on after the turn its bytes came in, so a body sent with
+    // the headers was read above. One not all in yet gets a turn more (the parser may still be
+    // pushing what it has), then is read as a stream.
     return Promise.resolve().then(() => {
       const whole = readCompleteBody(req, limit);
       if (whole) return this.accept(req, exchange, whole);
