@@ -62,13 +62,8 @@ export class McpTransportGuard implements CanActivate, LadderCheck {
       return undefined;
     }
     // The entry middleware hands the request on after the turn its bytes came in, so a body sent with
-    // the headers was read above. One not all in yet gets a turn more (the parser may still be
-    // pushing what it has), then is read as a stream.
-    return Promise.resolve().then(() => {
-      const whole = readCompleteBody(req, limit);
-      if (whole) return this.accept(req, exchange, whole);
-      return readBody(req, limit).then((body) => this.accept(req, exchange, body));
-    });
+    // the headers was read above; one not all in yet is read as a stream.
+    return readBody(req, limit).then((body) => this.accept(req, exchange, body));
   }
 
   /** Rungs 6–9 on the body read: under the limit, not nested too deep, one JSON-RPC message. */
