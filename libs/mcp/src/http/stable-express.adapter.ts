@@ -1,4 +1,10 @@
-import { createServer as createHttpServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  IncomingMessage,
+  type Server,
+  ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { NestApplicationOptions } from '@nestjs/common';
@@ -18,7 +24,8 @@ import type { Express } from 'express';
  * Express's re-parenting becomes a no-op. Nothing else about the adapter changes.
  *
  * The prototypes are built by subclassing Node's classes (builtOnExpressPrototype): V8 then sizes
- * each object for the properties Node's constructor adds.
+ * each object for the properties Node's constructor adds. A request also keeps the headers object
+ * Node builds on the first read of `req.headers` (RequestWithKeptHeaders).
  */
 export class StableExpressAdapter extends ExpressAdapter {
   constructor(instance?: Express) {
@@ -32,8 +39,12 @@ export class StableExpressAdapter extends ExpressAdapter {
     const nestServer = this.getHttpServer() as Server;
     const app = this.getInstance<Express>();
     const classes = {
-      IncomingMessage: builtOnExpressPrototype(IncomingMessage, app, 'request'),
-      ServerResponse: builtOnExpressPrototype(ServerResponse, app, 'response'),
+      IncomingMessage: builtOnExpressPrototype(requestWithKeptHeaders(), app, 'request'),
+      ServerResponse: builtOnExpressPrototype(
+        class extends ServerResponse {} as typeof ServerResponse,
+        app,
+        'response',
+      ),
     };
     const server = options?.httpsOptions
       ? createHttpsServer({ ...options.httpsOptions, ...classes }, app)
@@ -47,9 +58,10 @@ export class StableExpressAdapter extends ExpressAdapter {
 }
 
 /**
- * A subclass of Node's `base` whose prototype takes the place of Express's `app[key]`, with that
- * object as its parent: its instances have what Express would give Node's (`app`, Express's
- * methods, whatever the app added to either prototype, before or after), from the start.
+ * Makes `Built`, a new subclass of Node's class, the prototype that takes the place of Express's
+ * `app[key]`, with that object as its parent: its instances have what Express would give Node's
+ * (`app`, Express's methods, whatever the app added to either prototype, before or after), from
+ * the start.
  *
  * A subclass because V8 sizes an object by its constructor: built by `new` of a subclass, a
  * response has room for the ~45 properties Node's constructor adds. Built by applying Node's
@@ -59,16 +71,48 @@ export class StableExpressAdapter extends ExpressAdapter {
  * cannot be Express's object itself (a class's `prototype` is fixed), so `app[key]` is replaced
  * by it; Express reads `app.request` / `app.response` on every request.
  */
-function builtOnExpressPrototype<T extends typeof IncomingMessage | typeof ServerResponse>(
-  base: T,
+function builtOnExpressPrototype<T extends { prototype: object }>(
+  Built: T,
   app: Express,
   key: 'request' | 'response',
 ): T {
-  const Built = class extends base {} as T;
-  const prototype = Built.prototype as object;
+  const prototype = Built.prototype;
   Object.setPrototypeOf(prototype, app[key] as object);
   // `res.constructor` stays Node's class, as on Express's own prototype (which has none of its own).
   Reflect.deleteProperty(prototype, 'constructor');
   (app as unknown as Record<string, object>)[key] = prototype;
   return Built;
+}
+
+/** Node's own `req.headers` accessor: what the kept headers are built with and set through. */
+const nodeHeaders = Object.getOwnPropertyDescriptor(IncomingMessage.prototype, 'headers')!;
+
+/**
+ * A request class (new for each server: builtOnExpressPrototype re-parents its prototype) whose
+ * `req.headers` returns the object Node builds on the first read, kept in a field of its own.
+ *
+ * Node's getter reads a symbol-keyed field twice on every read. On a request that Express and Nest
+ * have grown, V8 looks such a key up in the object's descriptors each time (a megamorphic keyed
+ * load, ~150 instructions), and an MCP request reads `req.headers` about fourteen times: ~5 000
+ * instructions of the Kadu app's ~219 000 per call (bench/RESULTS.md, issue 32, twentieth pass).
+ * A named field is found through V8's stub cache instead. The object is Node's own, built by Node's
+ * getter; assigning `req.headers` replaces it for both.
+ */
+function requestWithKeptHeaders(): typeof IncomingMessage {
+  class RequestWithKeptHeaders extends IncomingMessage {
+    /** Declared here, so that every request has it in the same place from its construction. */
+    _keptHeaders: IncomingHttpHeaders | undefined = undefined;
+  }
+  Object.defineProperty(RequestWithKeptHeaders.prototype, 'headers', {
+    configurable: true,
+    enumerable: nodeHeaders.enumerable,
+    get(this: RequestWithKeptHeaders): IncomingHttpHeaders {
+      return (this._keptHeaders ??= nodeHeaders.get!.call(this) as IncomingHttpHeaders);
+    },
+    set(this: RequestWithKeptHeaders, headers: IncomingHttpHeaders): void {
+      nodeHeaders.set!.call(this, headers);
+      this._keptHeaders = headers;
+    },
+  });
+  return RequestWithKeptHeaders;
 }

@@ -1,7 +1,20 @@
 import { request as httpRequest, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
-import { Body, Controller, Get, type INestApplication, Module, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  type INestApplication,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import express, { type Express, type Request, type Response } from 'express';
 import request from 'supertest';
@@ -31,6 +44,38 @@ class ProbeController {
 
 @Module({ controllers: [ProbeController] })
 class ProbeModule {}
+
+/** What a handler sees of `req.headers` after middleware changed it in place, or replaced it. */
+@Controller('headers')
+class HeadersController {
+  @Get()
+  read(@Req() req: Request, @Headers('x-replaced') replaced: string | undefined) {
+    const first = req.headers;
+    return {
+      same: first === req.headers,
+      probe: req.get('x-probe'),
+      added: req.get('x-added'),
+      replaced,
+      raw: req.rawHeaders.includes('X-Probe'),
+      keys: Object.keys(req.headers).filter((key) => key.startsWith('x-')),
+    };
+  }
+}
+
+@Module({ controllers: [HeadersController] })
+class HeadersModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply((req: Request, _res: Response, next: () => void) => {
+        // Read before either change: whatever the first read built must not hide the changes.
+        void req.headers['x-probe'];
+        if (req.query.change === 'add') req.headers['x-added'] = 'added';
+        if (req.query.change === 'replace') req.headers = { ...req.headers, 'x-replaced': 'replaced' };
+        next();
+      })
+      .forRoutes('headers');
+  }
+}
 
 /** The prototype a request and a response have when Node hands them out, before Express runs. */
 function prototypesAtConstruction(app: INestApplication) {
@@ -165,6 +210,34 @@ describe('StableExpressAdapter', () => {
     expect(posted.body).toEqual({ body: { a: 1 } });
     expect((await request(app.getHttpServer()).get('/nowhere')).status).toBe(404);
   });
+
+  // bench/RESULTS.md, issue 32, twentieth pass: the adapter's requests keep the object Node's
+  // getter builds. What a handler reads must be what it reads on Node's own requests.
+  it.each(['add', 'replace', 'none'])(
+    "req.headers reads as on Node's own requests after middleware changed it (%s)",
+    async (change) => {
+      const answers = [];
+      for (const adapter of [undefined, new StableExpressAdapter()]) {
+        app = adapter
+          ? await NestFactory.create(HeadersModule, adapter, { logger: false })
+          : await NestFactory.create(HeadersModule, { logger: false });
+        await app.init();
+        const got = await request(app.getHttpServer()).get(`/headers?change=${change}`).set('X-Probe', 'probe');
+        expect(got.status).toBe(200);
+        answers.push(got.body);
+        await app.close();
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[1]).toEqual({
+        same: true,
+        probe: 'probe',
+        ...(change === 'add' ? { added: 'added' } : {}),
+        ...(change === 'replace' ? { replaced: 'replaced' } : {}),
+        raw: true,
+        keys: ['x-probe', ...(change === 'add' ? ['x-added'] : []), ...(change === 'replace' ? ['x-replaced'] : [])],
+      });
+    },
+  );
 
   it("keeps Nest's forceCloseConnections: closing the app ends a request still in flight", async () => {
     app = await NestFactory.create(ProbeModule, new StableExpressAdapter(), {
