@@ -12,8 +12,9 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express } from 'express';
 
 /**
- * Nest's Express adapter, with one change: its server builds each request and response with
- * Express's prototypes (`app.request`, `app.response`) already in place.
+ * Nest's Express adapter, with two changes: its server builds each request and response with
+ * Express's prototypes (`app.request`, `app.response`) already in place, and a request keeps the
+ * headers object Node builds on the first read of `req.headers` (requestWithKeptHeaders).
  *
  * Express re-parents every request and response (`Object.setPrototypeOf`: in `app.handle` in
  * Express 5, in its `expressInit` middleware in Express 4).
@@ -21,11 +22,10 @@ import type { Express } from 'express';
  * access Node's HTTP code then makes on them pays for it: measured here, a bare Express route costs
  * ~120 µs of CPU per request against ~40 µs with this adapter (bench/RESULTS.md). Built with the
  * right prototype from the start, the objects are the same — same properties, same methods — and
- * Express's re-parenting becomes a no-op. Nothing else about the adapter changes.
+ * Express's re-parenting becomes a no-op.
  *
  * The prototypes are built by subclassing Node's classes (builtOnExpressPrototype): V8 then sizes
- * each object for the properties Node's constructor adds. A request also keeps the headers object
- * Node builds on the first read of `req.headers` (RequestWithKeptHeaders).
+ * each object for the properties Node's constructor adds.
  */
 export class StableExpressAdapter extends ExpressAdapter {
   constructor(instance?: Express) {
@@ -93,10 +93,12 @@ const nodeHeaders = Object.getOwnPropertyDescriptor(IncomingMessage.prototype, '
  *
  * Node's getter reads a symbol-keyed field twice on every read. On a request that Express and Nest
  * have grown, V8 looks such a key up in the object's descriptors each time (a megamorphic keyed
- * load, ~150 instructions), and an MCP request reads `req.headers` about fourteen times: ~5 000
- * instructions of the Kadu app's ~219 000 per call (bench/RESULTS.md, issue 32, twentieth pass).
- * A named field is found through V8's stub cache instead. The object is Node's own, built by Node's
- * getter; assigning `req.headers` replaces it for both.
+ * load), and an MCP request reads `req.headers` about fourteen times: ~5 000 instructions of the
+ * Kadu app's ~219 000 per call (bench/RESULTS.md, issue 32, twentieth pass). A named field is
+ * found through V8's stub cache instead. The object is Node's own, built by Node's getter;
+ * assigning `req.headers` replaces it for both, and a falsy one has it built again, as Node does.
+ * The field is enumerable, as class fields are (a non-enumerable one would cost a
+ * `defineProperty` per request), and holds what `rawHeaders`, enumerable too, already holds.
  */
 function requestWithKeptHeaders(): typeof IncomingMessage {
   class RequestWithKeptHeaders extends IncomingMessage {
@@ -107,7 +109,8 @@ function requestWithKeptHeaders(): typeof IncomingMessage {
     configurable: true,
     enumerable: nodeHeaders.enumerable,
     get(this: RequestWithKeptHeaders): IncomingHttpHeaders {
-      return (this._keptHeaders ??= nodeHeaders.get!.call(this) as IncomingHttpHeaders);
+      // `||`, as Node's getter tests its own field: a falsy value is built again from rawHeaders.
+      return (this._keptHeaders ||= nodeHeaders.get!.call(this) as IncomingHttpHeaders);
     },
     set(this: RequestWithKeptHeaders, headers: IncomingHttpHeaders): void {
       nodeHeaders.set!.call(this, headers);
