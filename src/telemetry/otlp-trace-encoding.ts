@@ -27,26 +27,27 @@ const CHUNK_SIZE = 65_536;
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 
-const scratch = new ProtoWriter();
-let chunk = Buffer.allocUnsafeSlow(CHUNK_SIZE);
-let chunkUsed = 0;
+// A span starts a new chunk when less than this is left in the current one (an MCP span takes
+// ~450 bytes); a larger span grows the writer's buffer, which then becomes the chunk.
+const SPAN_ROOM = 4096;
+/** Writes into the current chunk, after the spans already there. */
+const chunkWriter = new ProtoWriter(CHUNK_SIZE);
 
 /**
  * Writes an ended span's `Span` message into the shared chunk of ended spans (off the JS heap) and
- * says where: once a batch is exported, nothing references its chunk and it is freed.
+ * says where: once a batch is exported, nothing references its chunk and it is freed. Written in
+ * place: through a scratch buffer, the copy into the chunk was an eighth of the encoding's time
+ * (bench/RESULTS.md, issue 32, twenty-first pass).
  */
 export function encodeSpan(span: ReadableSpan): Pick<EncodedSpanBytes, 'chunk' | 'start' | 'end'> {
-  scratch.pos = 0;
-  writeSpan(scratch, span);
-  const length = scratch.pos;
-  if (chunkUsed + length > chunk.length) {
-    chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_SIZE, length));
-    chunkUsed = 0;
+  const w = chunkWriter;
+  if (w.buf.length - w.pos < SPAN_ROOM) {
+    w.buf = Buffer.allocUnsafeSlow(CHUNK_SIZE);
+    w.pos = 0;
   }
-  scratch.buf.copy(chunk, chunkUsed, 0, length);
-  const start = chunkUsed;
-  chunkUsed += length;
-  return { chunk, start, end: chunkUsed };
+  const start = w.pos;
+  writeSpan(w, span);
+  return { chunk: w.buf, start, end: w.pos };
 }
 
 /** `ExportTraceServiceRequest` for a batch: spans grouped by resource, then scope, in the order first seen. */

@@ -45,19 +45,23 @@ export class ProtoWriter {
     this.buf[this.pos++] = Number(rest);
   }
 
+  /** A field's tag: one byte for the fields of OTLP's messages (numbers below 16). */
   tag(field: number, wireType: 0 | 1 | 2 | 5): void {
-    this.varint(field * 8 + wireType);
+    const v = field * 8 + wireType;
+    if (v >= 0x80) return this.varint(v);
+    this.room(1);
+    this.buf[this.pos++] = v;
   }
 
+  // Fixed-width integers byte by byte: Buffer's writeUInt32LE checks its arguments on each call.
   fixed32(v: number): void {
     this.room(4);
-    this.pos = this.buf.writeUInt32LE(v >>> 0, this.pos);
+    this.pos = put32(this.buf, this.pos, v >>> 0);
   }
 
   fixed64(low: number, high: number): void {
     this.room(8);
-    this.buf.writeUInt32LE(low >>> 0, this.pos);
-    this.pos = this.buf.writeUInt32LE(high >>> 0, this.pos + 4);
+    this.pos = put32(this.buf, put32(this.buf, this.pos, low >>> 0), high >>> 0);
   }
 
   double(v: number): void {
@@ -102,8 +106,10 @@ export class ProtoWriter {
     const n = h.length >>> 1;
     this.varint(n);
     this.room(n);
-    for (let i = 0; i < h.length; i += 2)
-      this.buf[this.pos++] = (nibble(h.charCodeAt(i)) << 4) | nibble(h.charCodeAt(i + 1));
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < h.length; i += 2) buf[p++] = (nibble(h.charCodeAt(i)) << 4) | nibble(h.charCodeAt(i + 1));
+    this.pos = p;
   }
 
   /** Opens a length-delimited message: one byte kept for its length, the common case. */
@@ -133,8 +139,23 @@ export class ProtoWriter {
   }
 }
 
+/** `v`, an unsigned 32-bit integer, little-endian at `p`; where the next byte goes. */
+function put32(buf: Buffer, p: number, v: number): number {
+  buf[p] = v;
+  buf[p + 1] = v >>> 8;
+  buf[p + 2] = v >>> 16;
+  buf[p + 3] = v >>> 24;
+  return p + 4;
+}
+
 export const varintSize = (v: number): number =>
   v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 
-/** A hex digit's value (ids are lower-case hex; upper case read as the SDK's serializer reads it). */
-const nibble = (c: number): number => (c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55);
+/**
+ * Hex digits' values by character code (ids are lower-case hex; upper case read as the SDK's
+ * serializer reads it, and any other character as its arithmetic gave). A table, not comparisons:
+ * the digits of random ids made the branches mispredict (issue 32, twenty-first pass).
+ */
+const digit = (c: number): number => (c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55);
+const NIBBLE = Int32Array.from({ length: 0x80 }, (_, c) => digit(c));
+const nibble = (c: number): number => (c < 0x80 ? NIBBLE[c] : digit(c));
