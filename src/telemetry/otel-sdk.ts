@@ -18,6 +18,7 @@ import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { memoiseAttributeHashes } from './attribute-hash-memo.js';
 import { CompactBatchSpanProcessor } from './ended-span.js';
 import { otlpMetricExporter, otlpSpanProcessor } from './otlp-exporters.js';
+import { PooledRandomIdGenerator } from './random-ids.js';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
 
 /**
@@ -59,6 +60,7 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
   const tracerProvider = config.traces
     ? new NodeTracerProvider({
         resource,
+        idGenerator: new PooledRandomIdGenerator(),
         // Ended spans wait in the batch as their protobuf bytes (encoding-span-processor.ts), or as
         // what the JSON and console exporters read only (ended-span.ts).
         spanProcessors: [
