@@ -13,6 +13,14 @@ const encoded = (spans: ReadableSpan[]): Buffer => Buffer.from(encodeExportReque
 const reference = (spans: ReadableSpan[]): Buffer => Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
 
 const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-fA-F]{${n}}$`));
+// Mostly hex, as the SDK makes them; but a link's context is not checked by the SDK, so any text
+// too (odd lengths, other characters, astral planes and lone surrogates).
+const id = (n: number) =>
+  fc.oneof(
+    { weight: 4, arbitrary: hex(n) },
+    fc.string({ maxLength: n + 1 }),
+    fc.string({ unit: 'binary', maxLength: n }),
+  );
 const text = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary', maxLength: 40 }), // astral planes and lone surrogates
@@ -45,7 +53,7 @@ const traceState = fc.option(
   { nil: undefined },
 );
 const context: fc.Arbitrary<SpanContext> = fc.record(
-  { traceId: hex(32), spanId: hex(16), traceFlags: fc.integer({ min: 0, max: 255 }), isRemote: fc.boolean() },
+  { traceId: id(32), spanId: id(16), traceFlags: fc.integer({ min: 0, max: 255 }), isRemote: fc.boolean() },
   { requiredKeys: ['traceId', 'spanId', 'traceFlags'] },
 );
 // Events and links as an exporter may meet them: their attributes are not sanitized by the SDK.
@@ -77,7 +85,7 @@ const span: fc.Arbitrary<ReadableSpan> = fc
   .record({
     context: fc.tuple(context, traceState),
     parent: fc.option(
-      fc.record({ spanId: fc.oneof(hex(16), fc.constant('')), isRemote: fc.option(fc.boolean(), { nil: undefined }) }),
+      fc.record({ spanId: fc.oneof(id(16), fc.constant('')), isRemote: fc.option(fc.boolean(), { nil: undefined }) }),
       { nil: undefined },
     ),
     name: text,
@@ -129,20 +137,27 @@ describe('OTLP trace encoding (protobuf)', () => {
     const bytes = encoded(spans);
     expect(bytes.length).toBeGreaterThan(65_536);
     expect(bytes.equals(reference(spans))).toBe(true);
+    // Written into 64 kB chunks, a new one once the last is nearly full: none grows, none is kept forever.
+    const chunks = new Set(written(spans).map((s) => s.chunk));
+    expect(chunks.size).toBeGreaterThan(1);
+    for (const chunk of chunks) expect(chunk.length).toBe(65_536);
   });
 
   it('writes a span larger than a whole chunk between smaller ones, each read back from the chunk it was written in', () => {
     const around = fc.sample(span, { numRuns: 300, seed: 11 });
     const [big] = fc.sample(span, { numRuns: 1, seed: 5 });
     const largeSpan = { ...big, attributes: { long: 'y'.repeat(100_000) } } as unknown as ReadableSpan;
-    // Written one at a time as spans end, before the batch that frames them: the large one needs a
-    // chunk of its own, and the spans written before and after it must still read as they were.
+    // Written one at a time as spans end, before the batch that frames them: the large one grows a
+    // buffer of its own, and the spans written before and after it must still read as they were.
     const batch = [...around.slice(0, 150), largeSpan, ...around.slice(150)];
     const spans = written(batch);
-    const [before, large] = spans.slice(149, 151);
-    // Larger than a whole chunk, so not in the chunk the spans before it share.
+    const [before, large, after] = spans.slice(149, 152);
+    // Larger than a whole chunk, so not in the chunk the spans before it share; the next span starts
+    // a chunk of the usual size rather than filling what the large one grew.
     expect(large.end - large.start).toBeGreaterThan(65_536);
     expect(large.chunk).not.toBe(before.chunk);
+    expect(after.chunk).not.toBe(large.chunk);
+    expect(after.chunk.length).toBe(65_536);
     expect(Buffer.from(encodeExportRequest(spans)).equals(reference(batch))).toBe(true);
   });
 

@@ -28,7 +28,8 @@ const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 
 // A span starts a new chunk when less than this is left in the current one (an MCP span takes
-// ~450 bytes); a larger span grows the writer's buffer, which then becomes the chunk.
+// ~450 bytes: bench/RESULTS.md, issue 32, twenty-first pass). A larger span grows the writer's
+// buffer, which holds it and is then retired like a full chunk.
 const SPAN_ROOM = 4096;
 /** Writes into the current chunk, after the spans already there. */
 const chunkWriter = new ProtoWriter(CHUNK_SIZE);
@@ -41,7 +42,8 @@ const chunkWriter = new ProtoWriter(CHUNK_SIZE);
  */
 export function encodeSpan(span: ReadableSpan): Pick<EncodedSpanBytes, 'chunk' | 'start' | 'end'> {
   const w = chunkWriter;
-  if (w.buf.length - w.pos < SPAN_ROOM) {
+  // A grown buffer is not kept as the chunk: it would pin its size, and double again.
+  if (w.buf.length - w.pos < SPAN_ROOM || w.buf.length > CHUNK_SIZE) {
     w.buf = Buffer.allocUnsafeSlow(CHUNK_SIZE);
     w.pos = 0;
   }

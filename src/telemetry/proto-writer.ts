@@ -1,8 +1,9 @@
 /**
- * Protocol Buffers' wire format (protobuf.dev/programming-guides/encoding), written into one
- * growable Buffer that is reused from one message to the next: varints, tags, fixed-width numbers,
- * strings, and length-delimited messages whose length is written once their end is known.
- * What otlp-trace-encoding.ts needs, nothing more.
+ * Protocol Buffers' wire format (protobuf.dev/programming-guides/encoding), written into a
+ * growable Buffer from `pos` on: varints, tags, fixed-width numbers, strings, and length-delimited
+ * messages whose length is written once their end is known. Its user may set `buf` and `pos`
+ * (otlp-trace-encoding.ts writes each span after the last in a chunk). What otlp-trace-encoding.ts
+ * needs, nothing more.
  */
 export class ProtoWriter {
   /** Off the JS heap (an external backing store): the collector never copies it. */
@@ -45,7 +46,7 @@ export class ProtoWriter {
     this.buf[this.pos++] = Number(rest);
   }
 
-  /** A field's tag: one byte for the fields of OTLP's messages (numbers below 16). */
+  /** A field's tag: one byte for field numbers below 16 (all of OTLP's but `Span.flags`). */
   tag(field: number, wireType: 0 | 1 | 2 | 5): void {
     const v = field * 8 + wireType;
     if (v >= 0x80) return this.varint(v);
@@ -53,7 +54,8 @@ export class ProtoWriter {
     this.buf[this.pos++] = v;
   }
 
-  // Fixed-width integers byte by byte: Buffer's writeUInt32LE checks its arguments on each call.
+  // Fixed-width integers byte by byte: Buffer's writeUInt32LE checks its arguments on each call,
+  // ~3 times the time of these stores in a loop (bench/RESULTS.md, issue 32, twenty-first pass).
   fixed32(v: number): void {
     this.room(4);
     this.pos = put32(this.buf, this.pos, v >>> 0);
@@ -108,7 +110,8 @@ export class ProtoWriter {
     this.room(n);
     const buf = this.buf;
     let p = this.pos;
-    for (let i = 0; i < h.length; i += 2) buf[p++] = (nibble(h.charCodeAt(i)) << 4) | nibble(h.charCodeAt(i + 1));
+    // Two characters a byte; an odd last character is dropped, as the SDK's serializer drops it.
+    for (let i = 0; i < 2 * n; i += 2) buf[p++] = (nibble(h.charCodeAt(i)) << 4) | nibble(h.charCodeAt(i + 1));
     this.pos = p;
   }
 
@@ -152,10 +155,12 @@ export const varintSize = (v: number): number =>
   v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 
 /**
- * Hex digits' values by character code (ids are lower-case hex; upper case read as the SDK's
- * serializer reads it, and any other character as its arithmetic gave). A table, not comparisons:
- * the digits of random ids made the branches mispredict (issue 32, twenty-first pass).
+ * A hex digit's value as `@opentelemetry/otlp-transformer` reads it (`common/hex-to-binary.js`):
+ * `0-9`, `a-f`, and any other character as if it were one of `A-F`, so that an id that is not hex
+ * (a link's context is not checked by the SDK) is written as the SDK's serializer writes it.
+ * Looked up in a table for ASCII: the comparisons mispredicted on random ids' digits, ~160 ns a
+ * trace id against ~55 in a loop (bench/RESULTS.md, issue 32, twenty-first pass).
  */
-const digit = (c: number): number => (c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55);
+const digit = (c: number): number => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c - 55);
 const NIBBLE = Int32Array.from({ length: 0x80 }, (_, c) => digit(c));
-const nibble = (c: number): number => (c < 0x80 ? NIBBLE[c] : digit(c));
+const nibble = (c: number): number => (c < 0x80 ? NIBBLE[c] : c - 55);

@@ -29,7 +29,10 @@ describe('PooledRandomIdGenerator', () => {
     expect(ids.generateTraceId()).toBe('0102030405060708090a0b0c0d0e0f10');
     expect(ids.generateSpanId()).toBe('1112131415161718');
     // 4 096 bytes: 170 spans' worth (24 bytes each) and a trace id more; the next id starts a new pool.
-    for (let i = 0; i < 169; i++) ids.generateTraceId(), ids.generateSpanId();
+    for (let i = 0; i < 169; i++) {
+      ids.generateTraceId();
+      ids.generateSpanId();
+    }
     const last = Buffer.from(Array.from({ length: 16 }, (_, i) => (4080 + i + 1) & 0xff)).toString('hex');
     expect(ids.generateTraceId()).toBe(last);
     expect(fills).toBe(1);
@@ -41,5 +44,18 @@ describe('PooledRandomIdGenerator', () => {
     const ids = new PooledRandomIdGenerator((pool) => pool.fill(0));
     expect(ids.generateTraceId()).toBe(`${'0'.repeat(30)}01`);
     expect(ids.generateSpanId()).toBe(`${'0'.repeat(14)}01`);
+  });
+
+  it('leaves an id with any byte other than zero as drawn', () => {
+    // One byte set in each id: the first of the trace id, the middle of the span id, then the last.
+    const ids = new PooledRandomIdGenerator((pool) => {
+      pool.fill(0);
+      pool[0] = 0xff;
+      pool[16 + 3] = 0x80;
+      pool[24 + 7] = 0x02;
+    });
+    expect(ids.generateTraceId()).toBe(`ff${'0'.repeat(30)}`);
+    expect(ids.generateSpanId()).toBe('0000008000000000');
+    expect(ids.generateSpanId()).toBe(`${'0'.repeat(14)}02`);
   });
 });

@@ -1,8 +1,9 @@
 import { randomFillSync } from 'node:crypto';
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
 
+// 170 spans' ids a draw from the CSPRNG (a root span takes 24 bytes), as request-id.ts draws 256 ids.
 const POOL_BYTES = 4096;
-const HEX_DIGITS = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 const ZERO_DIGIT = 0x30;
 const ONE_DIGIT = 0x31;
 
@@ -10,9 +11,10 @@ const ONE_DIGIT = 0x31;
  * Trace and span ids for the SDK (`NodeTracerProvider`'s `idGenerator`): random bytes drawn from
  * the CSPRNG a pool at a time and written as lower-case hex by table into one reused buffer, read
  * out as a flat string. The SDK's own generator draws from `Math.random` four bytes at a time
- * through `writeUInt32BE` and hex-encodes with `toString('hex')`: per span (a trace id and a span
- * id), ~10 800 instructions against ~2 700 here (bench/RESULTS.md, issue 32, twenty-first pass).
- * W3C Trace Context forbids an all-zero id: as the SDK does, its last byte becomes 1.
+ * through `writeUInt32BE` and hex-encodes with `toString('hex')`: for a trace id and a span id
+ * (what a root span draws), ~10 800 instructions against ~2 700 here, in a loop (bench/RESULTS.md,
+ * issue 32, twenty-first pass). W3C Trace Context forbids an all-zero id: as the SDK does, its last
+ * byte becomes 1.
  */
 export class PooledRandomIdGenerator implements IdGenerator {
   private readonly pool = Buffer.allocUnsafeSlow(POOL_BYTES);
