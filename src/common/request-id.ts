@@ -1,11 +1,9 @@
-import { randomFillSync } from 'node:crypto';
+import { HEX_DIGITS, RandomPool } from './random-pool.js';
 
 /** UUIDs drawn from the CSPRNG at once, as `crypto.randomUUID` draws them (it keeps 128). */
 const IDS_PER_DRAW = 256;
-const pool = Buffer.alloc(16 * IDS_PER_DRAW);
-let offset = pool.length;
+const pool = new RandomPool(16 * IDS_PER_DRAW);
 const text = Buffer.alloc(36);
-const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const DASH = 0x2d;
 
 /**
@@ -18,20 +16,17 @@ const DASH = 0x2d;
  * Here the same 122 random bits from the same generator are written as one flat string.
  */
 export function newRequestId(): string {
-  if (offset === pool.length) {
-    randomFillSync(pool);
-    offset = 0;
-  }
+  const from = pool.take(16);
+  const random = pool.bytes;
   let at = 0;
   for (let i = 0; i < 16; i++) {
-    let byte = pool[offset + i];
+    let byte = random[from + i];
     // RFC 9562 §5.4: version 4 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
     if (i === 6) byte = (byte & 0x0f) | 0x40;
     else if (i === 8) byte = (byte & 0x3f) | 0x80;
     if (i === 4 || i === 6 || i === 8 || i === 10) text[at++] = DASH;
-    text[at++] = HEX[byte >> 4];
-    text[at++] = HEX[byte & 0x0f];
+    text[at++] = HEX_DIGITS[byte >> 4];
+    text[at++] = HEX_DIGITS[byte & 0x0f];
   }
-  offset += 16;
   return text.toString('latin1', 0, 36);
 }
