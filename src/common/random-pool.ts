@@ -1,15 +1,16 @@
 import { randomFillSync } from 'node:crypto';
 
-/** Lower-case hex digits by value: a byte is written as text by two lookups. */
-export const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-
 /**
  * Random bytes drawn from the CSPRNG a pool at a time and each handed out once — as
- * `crypto.randomUUID` keeps 128 UUIDs' worth — for the ids made on every request: the `Request-Id`
- * (request-id.ts) and, with tracing on, the trace and span ids (telemetry/random-ids.ts).
+ * `crypto.randomUUID` keeps 128 UUIDs' worth (Node's lib/internal/crypto/random.js, `kBatchSize`)
+ * — for the ids made on every request: the `Request-Id` (request-id.ts) and, with tracing on, the
+ * trace and span ids (telemetry/random-ids.ts).
  */
 export class RandomPool {
-  /** The pool; `take` says where in it the caller's bytes are. */
+  /**
+   * The pool. The bytes `reserve` points at are the caller's until its next call, which may draw
+   * the whole pool afresh: read them at once.
+   */
   readonly bytes: Buffer;
   private used: number;
 
@@ -22,8 +23,10 @@ export class RandomPool {
     this.used = size;
   }
 
-  /** Where `count` (at most the pool's size) fresh random bytes start in `bytes`. */
-  take(count: number): number {
+  /** Reserves `count` fresh random bytes (1 to the pool's size) and says where in `bytes` they start. */
+  reserve(count: number): number {
+    if (!(count >= 1 && count <= this.bytes.length))
+      throw new RangeError(`a pool of ${this.bytes.length} bytes cannot give ${count}`);
     if (this.used + count > this.bytes.length) {
       this.fill(this.bytes);
       this.used = 0;

@@ -1,4 +1,5 @@
-import { HEX_DIGITS, RandomPool } from './random-pool.js';
+import { HEX_DIGITS } from './hex-digits.js';
+import { RandomPool } from './random-pool.js';
 
 /** UUIDs drawn from the CSPRNG at once, as `crypto.randomUUID` draws them (it keeps 128). */
 const IDS_PER_DRAW = 256;
@@ -16,7 +17,7 @@ const DASH = 0x2d;
  * Here the same 122 random bits from the same generator are written as one flat string.
  */
 export function newRequestId(): string {
-  const from = pool.take(16);
+  const from = pool.reserve(16);
   const random = pool.bytes;
   let at = 0;
   for (let i = 0; i < 16; i++) {

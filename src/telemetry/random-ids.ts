@@ -1,7 +1,9 @@
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
-import { HEX_DIGITS, RandomPool } from '../common/random-pool.js';
+import { HEX_DIGITS } from '../common/hex-digits.js';
+import { RandomPool } from '../common/random-pool.js';
 
-// 170 spans' ids a draw from the CSPRNG (a root span takes 24 bytes), as request-id.ts draws 256 ids.
+// 170 root spans' ids a draw from the CSPRNG (24 bytes each; a child span takes 8), as
+// request-id.ts draws 256 ids.
 const POOL_BYTES = 4096;
 const ZERO_DIGIT = 0x30;
 const ONE_DIGIT = 0x31;
@@ -33,7 +35,7 @@ export class PooledRandomIdGenerator implements IdGenerator {
   }
 
   private hexId(bytes: number): string {
-    const from = this.pool.take(bytes);
+    const from = this.pool.reserve(bytes);
     const random = this.pool.bytes;
     const text = this.text;
     let any = 0;
