@@ -6,6 +6,7 @@
 // ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; the module group also runs the floor (bare.main.js stable); LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
 // TRACED=1 starts both builds' Kadu fixture with tracing and metrics on, exporting to a local OTLP
 // receiver, as run.mjs's traced app (the TRACING lines); its per-call CPU is then the traced cost.
+// Each build's fixture also runs untraced beside it, so that what tracing adds is each build's own.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,22 +92,41 @@ try {
       KADU_RATE_FAILED_AUTH: '1000000000/60',
     };
     const kadu = {};
-    // Traced, this checkout's fixture untraced too ("off"): the added cost per call of each build.
-    const fixtures = sink ? [...Object.entries(roots), ['off', roots.mine]] : Object.entries(roots);
+    // Traced, each build's fixture untraced too (`_off`): what tracing adds to each build, measured
+    // against that build (the builds' untraced doors differ: the one issue 32 was filed against took
+    // 2.8 times this checkout's CPU per MCP call; bench/RESULTS.md, issue 32, twenty-third pass).
+    const fixtures = sink
+      ? [
+          ['base', roots.base],
+          ['base_off', roots.base],
+          ['mine', roots.mine],
+          ['mine_off', roots.mine],
+        ]
+      : Object.entries(roots);
     for (const [name, root] of fixtures) {
       kadu[name] = await start(root, ['dist/bench/fixtures/kadu-echo.main.js'], {
         DATA_DIR: mkdtempSync(join(tmpdir(), `ab-${name}-`)),
         ...budgets,
-        ...(name === 'off' ? {} : sink?.env),
+        ...(name.endsWith('_off') ? {} : sink?.env),
       });
       apps.push(kadu[name]);
     }
-    const res = await group(
-      Object.entries(kadu).flatMap(([name, app]) => [
-        { name: `${name}.rest`, url: `${app.url}/api/v1/bench/echo`, request: restCall(app), pid: app.child.pid },
-        { name: `${name}.mcp`, url: `${app.url}/mcp`, request: mcpCall(app.mcp), pid: app.child.pid },
-      ]),
-    );
+    // Door by door, so that the doors compared (one build against the other, traced against
+    // untraced) are measured one after the other in every round.
+    const res = await group([
+      ...Object.entries(kadu).map(([name, app]) => ({
+        name: `${name}.rest`,
+        url: `${app.url}/api/v1/bench/echo`,
+        request: restCall(app),
+        pid: app.child.pid,
+      })),
+      ...Object.entries(kadu).map(([name, app]) => ({
+        name: `${name}.mcp`,
+        url: `${app.url}/mcp`,
+        request: mcpCall(app.mcp),
+        pid: app.child.pid,
+      })),
+    ]);
     for (const app of apps.splice(0)) app.child.kill('SIGTERM');
     report(res);
     console.log(
@@ -121,11 +141,17 @@ try {
     console.log(`  MCP CPU per call, ${spread(res, 'mine.mcp', 'base.mcp', 'cpu', 'lower')}`);
     console.log(`  REST CPU per call, ${spread(res, 'mine.rest', 'base.rest', 'cpu', 'lower')}`);
     if (sink) {
-      const cpu = (name) => median(res[name].map((r) => r.cpu));
-      for (const door of ['mcp', 'rest'])
+      // Per round, as run.mjs takes its TRACING lines: traced less untraced, measured seconds apart.
+      const added = (build, door) => res[`${build}.${door}`].map((r, i) => r.cpu - res[`${build}_off.${door}`][i].cpu);
+      const rounds = (xs) => xs.map((x) => x.toFixed(0)).join(' ');
+      for (const door of ['mcp', 'rest']) {
+        const base = added('base', door);
+        const mine = added('mine', door);
         console.log(
-          `traced ${door}: CPU per call added (traced − untraced this checkout): base ${(cpu(`base.${door}`) - cpu(`off.${door}`)).toFixed(0)} µs, this checkout ${(cpu(`mine.${door}`) - cpu(`off.${door}`)).toFixed(0)} µs`,
+          `traced ${door}: CPU per call added (traced − untraced, each build): base ${median(base).toFixed(1)} µs, this checkout ${median(mine).toFixed(1)} µs; this ÷ base ${median(mine.map((m, i) => m / base[i])).toFixed(2)}`,
         );
+        console.log(`  rounds (µs), base: ${rounds(base)}; this checkout: ${rounds(mine)}`);
+      }
       console.log(
         `OTLP received: ${(sink.bytes.traces / 1e6).toFixed(1)} MB of spans, ${(sink.bytes.metrics / 1e3).toFixed(1)} kB of metrics`,
       );
