@@ -1,8 +1,9 @@
 // node bench/compare-builds.mjs <other checkout> — A/B of two builds of Kadu (this checkout's dist/
 // and another checkout's, both built with `npm run build`): the Kadu app's REST and MCP doors, then
-// the module alone (5 tools, tools/call), side by side in one run, pinned like bench/run.mjs
-// (servers on core 0, load on core 1), rounds interleaved, medians of per-round ratios. It says
-// what a change costs when the machine is too loaded for runs at different times to compare.
+// the module alone (5 tools, tools/call; not with TRACED=1), side by side in one run, pinned like
+// bench/run.mjs (servers on core 0, load on core 1), rounds interleaved, medians of per-round
+// ratios. It says what a change costs when the machine is too loaded for runs at different times to
+// compare.
 // ROUNDS, DUR (s), WARM (s) and ONLY_MODULE=1 adjust it; the module group also runs the floor (bare.main.js stable); LISTS=1 adds tools/list of 1 000 tools. Telemetry is off in both, as by default.
 // TRACED=1 starts both builds' Kadu fixture with tracing and metrics on, exporting to a local OTLP
 // receiver, as run.mjs's traced app (the TRACING lines); its per-call CPU is then the traced cost.
@@ -93,8 +94,8 @@ try {
     };
     const kadu = {};
     // Traced, each build's fixture untraced too (`_off`): what tracing adds to each build, measured
-    // against that build (the builds' untraced doors differ: the one issue 32 was filed against took
-    // 2.8 times this checkout's CPU per MCP call; bench/RESULTS.md, issue 32, twenty-third pass).
+    // against that build (the builds' untraced doors differ: main before issue 32 took 2.5 times this
+    // checkout's CPU per untraced MCP call; bench/RESULTS.md, issue 32, twenty-third pass).
     const fixtures = sink
       ? [
           ['base', roots.base],
@@ -111,8 +112,8 @@ try {
       });
       apps.push(kadu[name]);
     }
-    // Door by door, so that the doors compared (one build against the other, traced against
-    // untraced) are measured one after the other in every round.
+    // Door by door: each build's traced and untraced door one after the other in every round (the
+    // two builds' doors too when untraced; two places apart when traced).
     const res = await group([
       ...Object.entries(kadu).map(([name, app]) => ({
         name: `${name}.rest`,
@@ -147,8 +148,10 @@ try {
       for (const door of ['mcp', 'rest']) {
         const base = added('base', door);
         const mine = added('mine', door);
+        // A round where the base's added cost read ≤ 0 (a spell over its untraced door) has no ratio.
+        const perRound = mine.flatMap((m, i) => (base[i] > 0 ? [m / base[i]] : []));
         console.log(
-          `traced ${door}: CPU per call added (traced − untraced, each build): base ${median(base).toFixed(1)} µs, this checkout ${median(mine).toFixed(1)} µs; this ÷ base ${median(mine.map((m, i) => m / base[i])).toFixed(2)}`,
+          `traced ${door}: CPU per call added (traced − untraced, each build, median of rounds): base ${median(base).toFixed(1)} µs, this checkout ${median(mine).toFixed(1)} µs; this ÷ base ${(median(mine) / median(base)).toFixed(2)}, by round ${perRound.length ? median(perRound).toFixed(2) : '–'} (${perRound.length} of ${base.length} rounds)`,
         );
         console.log(`  rounds (µs), base: ${rounds(base)}; this checkout: ${rounds(mine)}`);
       }
