@@ -6,6 +6,7 @@ import {
   TIMEOUT_MS,
   unfinished,
 } from '../support/partition-deployment.js';
+import { createTask } from '../support/executions.js';
 import { startS3Server, type S3TestServer } from '../support/s3-server.js';
 import { postgres, redis, requires } from '../support/infrastructure.js';
 
@@ -24,8 +25,7 @@ shared.describe('replicas: partition-postgres', () => {
     s3 = await startS3Server();
     // Only PostgreSQL is cut: on KADU_TEST_REDIS_TOPOLOGY=cluster|sentinel the replicas use that Redis.
     d = await partitionDeployment(s3, { redisTopology: true });
-    taskId = (await d.client.rest('post', '/api/v1/tasks', { name: 'partitioned', kind: 'echo', cost_cap: 1 })).body
-      .data.id;
+    taskId = await createTask(d.client, 'echo', 1, 'partitioned');
   }, 120_000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedEmbeddedDatabase } from './kadu-app.js';
-import { freePort, Replica } from './replicas.js';
+import { type Replica, startOnFreePort } from './replicas.js';
 
 /**
  * `npm start` on a fresh machine: the built app (`node dist/kadu/kadu.cjs`, what `npm start` runs
@@ -21,7 +21,6 @@ export class FreshStart {
   static async start(env: Record<string, string> = {}, { seeded = false } = {}): Promise<FreshStart> {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-fresh-'));
     if (seeded) seedEmbeddedDatabase(dataDir);
-    const app = new Replica('app', await freePort(), dataDir);
     // The test runner's own settings (loaders, the distributed pass's services) are not the app's.
     const {
       NODE_OPTIONS: _n,
@@ -33,9 +32,9 @@ export class FreshStart {
       VITEST: _v,
       ...inherited
     } = process.env as Record<string, string>;
-    app.start({ ...inherited, PORT: String(app.port), DATA_DIR: dataDir, ...env });
+    let app: Replica;
     try {
-      await app.ready();
+      app = await startOnFreePort('app', dataDir, { ...inherited, ...env });
     } catch (error) {
       rmSync(dataDir, { recursive: true, force: true });
       throw error;

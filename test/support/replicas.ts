@@ -22,6 +22,10 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 export class Replica {
   readonly logs: string[] = [];
   private exited?: Promise<void>;
+  /** The end of the last chunk of output when it stopped mid-line. */
+  private partial = '';
+  /** This process printed that it listens on `port` (src/banner.ts), so the port is its own. */
+  private listening = false;
   process?: ChildProcess;
 
   constructor(
@@ -44,14 +48,15 @@ export class Replica {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const banner = new RegExp(`Kadu listening on http://\\S+:${this.port} `);
+    this.partial = '';
+    this.listening = false;
     const keep = (chunk: Buffer): void => {
+      const lines = (this.partial + chunk.toString('utf8')).split('\n');
+      this.partial = lines.pop() ?? '';
+      if (!this.listening) this.listening = lines.some((line) => banner.test(line));
       // Nest's start-up route listing is noise next to what a failing test needs to see.
-      this.logs.push(
-        ...chunk
-          .toString('utf8')
-          .split('\n')
-          .filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)),
-      );
+      this.logs.push(...lines.filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)));
       if (this.logs.length > 400) this.logs.splice(0, this.logs.length - 400);
     };
     child.stdout.on('data', keep);
@@ -60,15 +65,26 @@ export class Replica {
     this.process = child;
   }
 
-  /** Waits until it answers /health/live; fails with its log if it exits first. */
+  /**
+   * Waits until this process has said it listens on its port and the port answers /health/live;
+   * fails with its log if it exits first. The port was free when picked, but another process may
+   * bind it before this one does: a server of a test file running in parallel would then answer
+   * /health/live for it, so an answer alone does not say the replica is up.
+   */
   async ready(timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (!this.alive) throw new Error(`replica ${this.name} exited at start:\n${this.logs.join('\n')}`);
-      const ok = await fetch(`${this.url}/health/live`).then(
-        (r) => r.ok,
-        () => false,
-      );
+      if (!this.alive) {
+        const log = this.logs.join('\n');
+        if (PORT_TAKEN.test(log)) throw new PortTaken(this.port);
+        throw new Error(`replica ${this.name} exited at start:\n${log}`);
+      }
+      const ok =
+        this.listening &&
+        (await fetch(`${this.url}/health/live`).then(
+          (r) => r.ok,
+          () => false,
+        ));
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -192,10 +208,7 @@ export class ReplicaSet {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-replica-'));
     this.folders.push(dataDir);
     const name = `r${++this.started}`;
-    const replica = new Replica(name, await freePort(), dataDir);
-    this.replicas.push(replica);
-    replica.start({ ...this.env, ...env, PORT: String(replica.port), DATA_DIR: dataDir });
-    await replica.ready();
+    const replica = await startOnFreePort(name, dataDir, { ...this.env, ...env }, (r) => this.replicas.push(r));
     this.balancer.add(replica);
     return replica;
   }
@@ -240,4 +253,38 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** What the app prints when its port is taken (src/config/startup-check.ts, or listen's own error). */
+const PORT_TAKEN = /is already in use by another process|EADDRINUSE/;
+
+/** The replica's port was bound by another process between `freePort` and the replica's listen. */
+class PortTaken extends Error {
+  constructor(port: number) {
+    super(`port ${port} was taken by another process before the replica bound it`);
+  }
+}
+
+/**
+ * Starts the app on a port `freePort` picked and waits until it is ready, picking another port
+ * (three tries) when another process took that one first. `started` sees every process started,
+ * so that the caller can stop it if the start fails.
+ */
+export async function startOnFreePort(
+  name: string,
+  dataDir: string,
+  env: Record<string, string>,
+  started: (replica: Replica) => void = () => undefined,
+): Promise<Replica> {
+  for (let attempt = 1; ; attempt++) {
+    const replica = new Replica(name, await freePort(), dataDir);
+    started(replica);
+    replica.start({ ...env, PORT: String(replica.port), DATA_DIR: dataDir });
+    try {
+      await replica.ready();
+      return replica;
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
 }
