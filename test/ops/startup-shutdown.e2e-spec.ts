@@ -190,9 +190,13 @@ describe('SIGTERM always ends the process', () => {
       app.child.kill('SIGTERM');
       const exit = await app.exited;
       expect(exit.code).toBe(0);
-      const events = jsonLines(app.stdout()).map((l) => l.event);
+      const lines = jsonLines(app.stdout());
+      const events = lines.map((l) => l.event);
       expect(events).toContain('shutdown.start');
       expect(events).toContain('shutdown.done');
+      // At the default level Nest's start-up inventory (a line per module and per route) is not written.
+      expect(lines.map((l) => l.context)).toContain('NestApplication');
+      expect(lines.filter((l) => /InstanceLoader|RoutesResolver|RouterExplorer/.test(String(l.context)))).toEqual([]);
     } finally {
       app.kill();
     }
