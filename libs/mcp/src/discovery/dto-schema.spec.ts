@@ -91,6 +91,53 @@ describe('DtoSchemaBuilder', () => {
     expect(JSON.stringify(schema)).not.toContain('#/definitions/');
   });
 
+  it("gives each DTO its own nested class when two of the app's classes share a name", () => {
+    // Two modules of one monolith, each with its own `AddressDto`.
+    const billing = (() => {
+      class AddressDto {
+        @IsString()
+        @MaxLength(9)
+        postcode: string;
+      }
+      class BillingDto {
+        @ValidateNested()
+        @Type(() => AddressDto)
+        address: AddressDto;
+      }
+      return BillingDto;
+    })();
+    const shipping = (() => {
+      class AddressDto {
+        @IsNumber()
+        dock: number;
+
+        @IsOptional()
+        @IsString()
+        note?: string;
+      }
+      class ShippingDto {
+        @ValidateNested()
+        @Type(() => AddressDto)
+        address: AddressDto;
+      }
+      return ShippingDto;
+    })();
+    expect(builder.build(billing).$defs).toEqual({
+      AddressDto: {
+        type: 'object',
+        properties: { postcode: { type: 'string', maxLength: 9 } },
+        required: ['postcode'],
+      },
+    });
+    expect(builder.build(shipping).$defs).toEqual({
+      AddressDto: {
+        type: 'object',
+        properties: { dock: { type: 'number' }, note: { type: ['string', 'null'] } },
+        required: ['dock'],
+      },
+    });
+  });
+
   it('merges id arguments and DTO fields into one flat input', () => {
     const Input = buildToolInputClass('invoices_update', InvoiceDto, [
       { name: 'invoice_id', type: String, options: { description: 'The invoice', validators: [IsUUID('7')] } },
