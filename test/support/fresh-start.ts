@@ -33,9 +33,17 @@ export class FreshStart {
       ...inherited
     } = process.env as Record<string, string>;
     let app: Replica;
+    let starting: Replica | undefined;
     try {
-      app = await startOnFreePort('app', dataDir, { ...inherited, ...env });
+      // LOG_LEVEL: Replica.ready() waits for the banner, an info line.
+      app = await startOnFreePort(
+        'app',
+        dataDir,
+        { ...inherited, LOG_LEVEL: 'info', ...env },
+        { started: (r) => (starting = r), discarded: () => (starting = undefined) },
+      );
     } catch (error) {
+      await starting?.stop();
       rmSync(dataDir, { recursive: true, force: true });
       throw error;
     }

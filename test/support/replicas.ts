@@ -22,8 +22,8 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 export class Replica {
   readonly logs: string[] = [];
   private exited?: Promise<void>;
-  /** The end of the last chunk of output when it stopped mid-line. */
-  private partial = '';
+  /** Resolves once the process has exited and its output has been read to the end. */
+  private closed?: Promise<void>;
   /** This process printed that it listens on `port` (src/banner.ts), so the port is its own. */
   private listening = false;
   process?: ChildProcess;
@@ -49,19 +49,30 @@ export class Replica {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const banner = new RegExp(`Kadu listening on http://\\S+:${this.port} `);
-    this.partial = '';
     this.listening = false;
-    const keep = (chunk: Buffer): void => {
-      const lines = (this.partial + chunk.toString('utf8')).split('\n');
-      this.partial = lines.pop() ?? '';
-      if (!this.listening) this.listening = lines.some((line) => banner.test(line));
-      // Nest's start-up route listing is noise next to what a failing test needs to see.
-      this.logs.push(...lines.filter((line) => line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)));
+    const keep = (line: string): void => {
+      if (!this.listening) this.listening = banner.test(line);
+      // Nest's start-up route listing (at debug since issue 32) is noise next to what a failing test needs to see.
+      if (line && !/RouterExplorer|RoutesResolver|InstanceLoader/.test(line)) this.logs.push(line);
       if (this.logs.length > 400) this.logs.splice(0, this.logs.length - 400);
     };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
+    const ended = [child.stdout, child.stderr].map((stream) => {
+      // Per stream: a chunk may end mid-line, and the other stream's chunk may come in between.
+      let partial = '';
+      stream.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop() ?? '';
+        lines.forEach(keep);
+      });
+      return new Promise<void>((resolve) =>
+        stream.once('close', () => {
+          keep(partial);
+          resolve();
+        }),
+      );
+    });
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.closed = Promise.all([this.exited, ...ended]).then(() => undefined);
     this.process = child;
   }
 
@@ -75,8 +86,9 @@ export class Replica {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!this.alive) {
+        await this.closed;
         const log = this.logs.join('\n');
-        if (PORT_TAKEN.test(log)) throw new PortTaken(this.port);
+        if (portTaken(this.port).test(log)) throw new PortTaken(this.port, log);
         throw new Error(`replica ${this.name} exited at start:\n${log}`);
       }
       const ok =
@@ -158,6 +170,8 @@ export class ReplicaSet {
       MCP_STATE_KEY: randomBytes(32).toString('base64url'),
       DEV_SIGNING_KEY_FILE: keyFile,
       ...options.s3.env(),
+      // Replica.ready() waits for the banner, an info line.
+      LOG_LEVEL: 'info',
       WEBHOOK_ALLOW_LOOPBACK: 'true',
       KADU_RATE_GENERAL: '100000/60',
       KADU_RATE_WRITES: '100000/60',
@@ -208,7 +222,15 @@ export class ReplicaSet {
     const dataDir = mkdtempSync(join(tmpdir(), 'kadu-replica-'));
     this.folders.push(dataDir);
     const name = `r${++this.started}`;
-    const replica = await startOnFreePort(name, dataDir, { ...this.env, ...env }, (r) => this.replicas.push(r));
+    const replica = await startOnFreePort(
+      name,
+      dataDir,
+      { ...this.env, ...env },
+      {
+        started: (r) => this.replicas.push(r),
+        discarded: (r) => this.replicas.splice(this.replicas.indexOf(r), 1),
+      },
+    );
     this.balancer.add(replica);
     return replica;
   }
@@ -255,36 +277,48 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** What the app prints when its port is taken (src/config/startup-check.ts, or listen's own error). */
-const PORT_TAKEN = /is already in use by another process|EADDRINUSE/;
+/**
+ * What the app prints when `port`, its PORT, is taken: its start-up check
+ * (src/config/startup-check.ts) or, if the port was taken after that check, listen's own error.
+ */
+function portTaken(port: number): RegExp {
+  return new RegExp(`PORT: \\S+:${port} is already in use|listen EADDRINUSE: address already in use \\S+:${port}\\b`);
+}
 
 /** The replica's port was bound by another process between `freePort` and the replica's listen. */
 class PortTaken extends Error {
-  constructor(port: number) {
-    super(`port ${port} was taken by another process before the replica bound it`);
+  constructor(port: number, log: string) {
+    super(`port ${port} was taken by another process before the replica bound it:\n${log}`);
   }
+}
+
+/** Told of each process `startOnFreePort` starts, and of each it gave up on (it has exited). */
+export interface StartedProcesses {
+  started(replica: Replica): void;
+  discarded(replica: Replica): void;
 }
 
 /**
  * Starts the app on a port `freePort` picked and waits until it is ready, picking another port
- * (three tries) when another process took that one first. `started` sees every process started,
- * so that the caller can stop it if the start fails.
+ * (three tries) when another process took that one first. `processes` hears of every process
+ * started, so that the caller can stop one whose start failed.
  */
 export async function startOnFreePort(
   name: string,
   dataDir: string,
   env: Record<string, string>,
-  started: (replica: Replica) => void = () => undefined,
+  processes: StartedProcesses,
 ): Promise<Replica> {
   for (let attempt = 1; ; attempt++) {
     const replica = new Replica(name, await freePort(), dataDir);
-    started(replica);
+    processes.started(replica);
     replica.start({ ...env, PORT: String(replica.port), DATA_DIR: dataDir });
     try {
       await replica.ready();
       return replica;
     } catch (error) {
       if (!(error instanceof PortTaken) || attempt === 3) throw error;
+      processes.discarded(replica);
     }
   }
 }
