@@ -15,6 +15,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
@@ -135,6 +136,24 @@ describe('DtoSchemaBuilder', () => {
         properties: { dock: { type: 'number' }, note: { type: ['string', 'null'] } },
         required: ['dock'],
       },
+    });
+  });
+
+  it("resolves the class a custom validator's property holds (its design type), as a nested one's", () => {
+    const AtMostOneKey = () =>
+      ValidateBy({ name: 'atMostOneKey', validator: { validate: (v: object) => Object.keys(v).length <= 1 } });
+    class SettingsDto {
+      @IsBoolean()
+      dark: boolean;
+    }
+    class ProfileDto {
+      @AtMostOneKey()
+      settings: SettingsDto;
+    }
+    const schema = builder.build(ProfileDto);
+    expect(schema.properties).toEqual({ settings: { $ref: '#/$defs/SettingsDto' } });
+    expect(schema.$defs).toEqual({
+      SettingsDto: { type: 'object', properties: { dark: { type: 'boolean' } }, required: ['dark'] },
     });
   });
 

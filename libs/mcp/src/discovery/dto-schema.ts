@@ -1,4 +1,4 @@
-import { targetConstructorToSchema } from 'class-validator-jsonschema';
+import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { transformerMetadata } from '../validation/transformer-storage.js';
 import { allowNullWhereMarked, optionalNullConverter } from './optional-null.js';
@@ -24,11 +24,14 @@ const OPTIONS = {
  * Runs at bootstrap only: the registry keeps the results, nothing is converted per request.
  */
 export class DtoSchemaBuilder {
+  /** Every class the app validates, converted and keyed by name: only for a `$ref` not resolved otherwise. */
+  private all?: Record<string, Schema>;
+
   /** `closed`: the app forbids unknown fields (`forbidNonWhitelisted`), so the schema says so at every level. */
   build(dto: DtoClass, closed = false): Schema {
     const root: Schema = { type: 'object', properties: {}, ...(targetConstructorToSchema(dto, OPTIONS) as Schema) };
     const defs: Record<string, Schema> = {};
-    this.collectRefs(root, defs, nestedClasses(dto));
+    this.collectRefs(root, defs, reachableClasses(dto));
     allowNullWhereMarked(root);
     for (const [name, def] of Object.entries(defs)) {
       defs[name] = structuredClone(def);
@@ -44,11 +47,7 @@ export class DtoSchemaBuilder {
     return schema;
   }
 
-  /**
-   * Adds to `defs` the definition of every `$ref` under `node`, and of theirs. A `$ref` names a
-   * nested class (class-validator-jsonschema names its definition after the class): `classes`
-   * are the ones this DTO reaches, so a class named like another of the app is not mixed with it.
-   */
+  /** Adds to `defs` the definition of every `$ref` under `node`, and of theirs. */
   private collectRefs(node: unknown, defs: Record<string, Schema>, classes: ReadonlyMap<string, DtoClass>): void {
     if (Array.isArray(node)) {
       for (const item of node) this.collectRefs(item, defs, classes);
@@ -58,35 +57,55 @@ export class DtoSchemaBuilder {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string' && value.startsWith(REF_PREFIX)) {
         const name = value.slice(REF_PREFIX.length);
-        const nested = classes.get(name);
-        if (nested && !defs[name]) {
-          defs[name] = targetConstructorToSchema(nested, OPTIONS) as Schema;
-          this.collectRefs(defs[name], defs, classes);
+        const def = defs[name] ? undefined : this.definition(name, classes);
+        if (def) {
+          defs[name] = def;
+          this.collectRefs(def, defs, classes);
         }
       } else {
         this.collectRefs(value, defs, classes);
       }
     }
   }
+
+  /**
+   * A `$ref` names a class (class-validator-jsonschema names a definition after its class). The
+   * class this DTO reaches by that name is converted alone: a class of the app named like it is
+   * not mixed in, and a start converts only what its tools use (bench/RESULTS.md, issue 32,
+   * twenty-fourth pass). A name it does not reach, or a class with nothing to validate, is looked
+   * up among every class the app validates, as before.
+   */
+  private definition(name: string, classes: ReadonlyMap<string, DtoClass>): Schema | undefined {
+    const reached = classes.get(name);
+    if (reached && validationMetadata(reached).length > 0) return targetConstructorToSchema(reached, OPTIONS) as Schema;
+    this.all ??= validationMetadatasToSchemas(OPTIONS) as Record<string, Schema>;
+    return this.all[name];
+  }
+}
+
+/** class-validator's metadata for `target`'s properties, its ancestors' included. */
+function validationMetadata(target: DtoClass) {
+  return getMetadataStorage().getTargetValidationMetadatas(target, '', true, false);
 }
 
 /**
- * The classes `dto`'s `@ValidateNested` properties hold, and theirs, by name: the type `@Type`
- * gives, else the property's design type — where class-validator-jsonschema's converter finds
- * the class it writes a `$ref` to. Converting only these, rather than every class the app
- * validates (and grouping them by name), is what a start needs (bench/RESULTS.md, issue 32,
- * twenty-fourth pass).
+ * The classes `dto`'s validated properties hold, and theirs, by name (the first of a name wins:
+ * two classes of one name in one DTO cannot be told apart by a `$ref`). Where
+ * class-validator-jsonschema finds the class of a `$ref`: the type `@Type` gives a nested
+ * property, else the property's design type.
  */
-function nestedClasses(dto: DtoClass, found = new Map<string, DtoClass>()): Map<string, DtoClass> {
-  for (const meta of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)) {
-    if (meta.type !== ValidationTypes.NESTED_VALIDATION || typeof meta.target !== 'function') continue;
+function reachableClasses(dto: DtoClass, found = new Map<string, DtoClass>()): Map<string, DtoClass> {
+  for (const meta of validationMetadata(dto)) {
+    if (typeof meta.target !== 'function') continue;
     const target = meta.target as DtoClass;
-    const type: unknown =
-      transformerMetadata.findTypeMetadata(target, meta.propertyName)?.typeFunction() ??
-      Reflect.getMetadata('design:type', target.prototype as object, meta.propertyName);
-    if (typeof type !== 'function' || found.has(type.name)) continue;
-    found.set(type.name, type as DtoClass);
-    nestedClasses(type as DtoClass, found);
+    const types: unknown[] = [Reflect.getMetadata('design:type', target.prototype as object, meta.propertyName)];
+    if (meta.type === ValidationTypes.NESTED_VALIDATION)
+      types.unshift(transformerMetadata.findTypeMetadata(target, meta.propertyName)?.typeFunction());
+    for (const type of types) {
+      if (typeof type !== 'function' || found.has(type.name)) continue;
+      found.set(type.name, type as DtoClass);
+      reachableClasses(type as DtoClass, found);
+    }
   }
   return found;
 }
