@@ -2,22 +2,19 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { launchChromium, screenshots } from '../support/browser.js';
 import { chromium, requires } from '../support/infrastructure.js';
-import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
+import { startKaduOnFreePort, type ListeningKaduApp } from '../support/kadu-app.js';
 import { operationsOf } from '../support/openapi.js';
-import { freePort } from '../support/replicas.js';
 
 /**
  * The reference page (/api/v1/docs): Swagger UI served from this origin under a CSP with no
  * inline script or style, rendering every operation, and usable to call the API with a token.
  */
-let kadu: KaduTestApp;
+let kadu: ListeningKaduApp;
 let base: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  kadu = await startKadu({ PORT: String(port), PUBLIC_BASE_URL: base });
-  await kadu.app.listen(port, '127.0.0.1');
+  kadu = await startKaduOnFreePort();
+  base = kadu.base;
 });
 afterAll(() => kadu?.close());
 

@@ -6,9 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { fitsPhoneWidth, launchChromium, screenshots, seriousViolations } from '../support/browser.js';
 import { chromium, requires } from '../support/infrastructure.js';
-import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
+import { startKaduOnFreePort, type ListeningKaduApp } from '../support/kadu-app.js';
 import { BrowserOAuthProvider, CallbackServer, connectThroughBrowser } from '../support/oauth-client.js';
-import { freePort } from '../support/replicas.js';
 
 /**
  * Every page a person sees — sign-in and consent, the approval page and its done, canceled,
@@ -17,7 +16,7 @@ import { freePort } from '../support/replicas.js';
  * finds nothing serious or critical, that it fits a phone, that the keyboard alone works, and
  * screenshots at desktop and phone widths in test-output/.
  */
-let kadu: KaduTestApp;
+let kadu: ListeningKaduApp;
 let base: string;
 let browser: Browser;
 let callback: CallbackServer;
@@ -27,10 +26,8 @@ let api: string;
 
 requires(chromium()).describe('the pages a person sees', () => {
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    kadu = await startKadu({ PORT: String(port), PUBLIC_BASE_URL: base });
-    await kadu.app.listen(port, '127.0.0.1');
+    kadu = await startKaduOnFreePort();
+    base = kadu.base;
     [browser, callback] = await Promise.all([launchChromium(), new CallbackServer().start()]);
     api = await kadu.token({ audience: 'api' });
     const page = await browser.newPage();

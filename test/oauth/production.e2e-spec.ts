@@ -9,9 +9,8 @@ import { loadConfig } from '../../src/config/app-config.js';
 import { launchChromium } from '../support/browser.js';
 import { chromium, requires } from '../support/infrastructure.js';
 import { JwksServer } from '../support/jwks-server.js';
-import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
+import { startKadu, startKaduOnFreePort, type KaduTestApp, type ListeningKaduApp } from '../support/kadu-app.js';
 import { CallbackServer, connectThroughBrowser } from '../support/oauth-client.js';
-import { freePort } from '../support/replicas.js';
 
 /** The development authorization server never runs in production unless explicitly allowed, and production never trusts its tokens. */
 describe('when the development authorization server runs', () => {
@@ -66,7 +65,7 @@ describe('when the development authorization server runs', () => {
 });
 
 describe('production refuses what the development authorization server issues', () => {
-  let dev: KaduTestApp;
+  let dev: ListeningKaduApp;
   let prod: KaduTestApp;
   const jwks = new JwksServer();
   const withBrowser = requires(chromium());
@@ -75,10 +74,8 @@ describe('production refuses what the development authorization server issues', 
   let devUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    devUrl = `http://127.0.0.1:${port}`;
-    dev = await startKadu({ PORT: String(port), PUBLIC_BASE_URL: devUrl });
-    await dev.app.listen(port, '127.0.0.1');
+    dev = await startKaduOnFreePort();
+    devUrl = dev.base;
     // The real authorization server's keys, which production trusts instead.
     await jwks.addKey('real-as');
     await jwks.start();

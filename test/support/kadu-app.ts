@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
+import { freePort } from './free-port.js';
 import { PG_URL, REDIS_URL } from './infrastructure.js';
 import { s3Env } from './s3-server.js';
 
@@ -100,4 +101,34 @@ export async function startKadu(
       }
     },
   };
+}
+
+/** A Kadu test app listening on 127.0.0.1, and the public URL it was started with. */
+export interface ListeningKaduApp extends KaduTestApp {
+  /** `http://127.0.0.1:<port>`, its PUBLIC_BASE_URL. */
+  base: string;
+}
+
+/**
+ * `startKadu` listening on a free port that its PUBLIC_BASE_URL names, for tests whose clients (a
+ * browser, an OAuth client) follow the app's own URLs. The port must be known before the app is
+ * built, so it is picked first and bound after: when another test process took it in between, the
+ * app is closed and another port picked (three tries), as the replicas do (replicas.ts).
+ */
+export async function startKaduOnFreePort(
+  env: Record<string, string> = {},
+  pickPort: () => Promise<number> = freePort,
+): Promise<ListeningKaduApp> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await pickPort();
+    const base = `http://127.0.0.1:${port}`;
+    const kadu = await startKadu({ ...env, PORT: String(port), PUBLIC_BASE_URL: base });
+    try {
+      await kadu.app.listen(port, '127.0.0.1');
+      return { ...kadu, base };
+    } catch (error) {
+      await kadu.close();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
 }

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -11,6 +10,7 @@ import { loadOrCreateDevKey } from '../../src/auth/dev-signing-key.js';
 import { type DevTokenRequest, issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { RoundRobinBalancer } from './balancer.js';
+import { freePort } from './free-port.js';
 import { PG_URL, REDIS_URL } from './infrastructure.js';
 import type { S3TestServer } from './s3-server.js';
 
@@ -263,18 +263,6 @@ export class ReplicaSet {
     await client.query(`drop schema if exists ${this.schema} cascade`);
     await client.end();
   }
-}
-
-/** An ephemeral port the kernel has just handed out (the replica binds it right after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
