@@ -12,5 +12,7 @@ export declare function startPgbouncer(
     mode?: 'transaction' | 'statement' | 'session';
     poolSize?: number;
     ignoreStartupParameters?: string[];
+    /** Where ports come from (a free one by default). */
+    pickPort?: () => Promise<number>;
   },
 ): Promise<RunningPgbouncer>;

@@ -4,7 +4,7 @@
 // Trust authentication, like the test server it fronts; no Unix socket, no file outside its folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,37 +27,28 @@ function freePort() {
   });
 }
 
-function accepts(port) {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
-    socket.once('connect', () => (socket.end(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /**
  * Starts PgBouncer in `mode` (transaction, statement or session pooling) in front of `targetUrl`'s
  * server; resolves to the URL that reaches `targetUrl`'s database through it and a stop function.
  * `poolSize` server connections per database and user: fewer than the clients, so it pools.
  * `ignoreStartupParameters`: the usual workaround for clients that send them (dropped, not refused).
+ * `pickPort`: where ports come from (a free one; its test hands in one already taken).
  */
 export async function startPgbouncer(
   targetUrl,
-  { mode = 'transaction', poolSize = 20, ignoreStartupParameters = [] } = {},
+  { mode = 'transaction', poolSize = 20, ignoreStartupParameters = [], pickPort = freePort } = {},
 ) {
   const target = new URL(targetUrl);
   const dir = mkdtempSync(join(tmpdir(), 'kadu-pgbouncer-'));
   // PgBouncer refuses to run as root: as root it switches to `user`, who must read its folder.
   chmodSync(dir, 0o755);
-  const port = await freePort();
   const user = decodeURIComponent(target.username || 'postgres');
   writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`, { mode: 0o644 });
-  const ini = [
+  const settings = [
     '[databases]',
     `* = host=${target.hostname} port=${target.port || 5432}`,
     '[pgbouncer]',
     'listen_addr = 127.0.0.1',
-    `listen_port = ${port}`,
     'unix_socket_dir =',
     'auth_type = trust',
     `auth_file = ${join(dir, 'userlist.txt')}`,
@@ -66,19 +57,23 @@ export async function startPgbouncer(
     'max_client_conn = 1000',
     ...(ignoreStartupParameters.length ? [`ignore_startup_parameters = ${ignoreStartupParameters.join(',')}`] : []),
     ...(process.getuid?.() === 0 ? ['user = postgres'] : []),
-  ].join('\n');
-  writeFileSync(join(dir, 'pgbouncer.ini'), `${ini}\n`, { mode: 0o644 });
-  const child = spawn(PGBOUNCER_BIN, [join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr.on('data', (chunk) => (log = (log + chunk).slice(-4000)));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  for (let i = 0; i < 100 && child.exitCode === null && !(await accepts(port)); i++)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  if (child.exitCode !== null || !(await accepts(port))) {
-    child.kill('SIGKILL');
+  ];
+  let started;
+  try {
+    // The port is free when picked, not when PgBouncer binds it: another process can take it in
+    // between (the tests run in parallel), and then PgBouncer exits and another port is tried.
+    for (let attempt = 1; !started; attempt++) {
+      const port = await pickPort();
+      const run = await launch(dir, [...settings, `listen_port = ${port}`], port);
+      if (run.child) started = { ...run, port };
+      else if (!run.taken || attempt === 3)
+        throw new Error(`PgBouncer did not start: ${run.log.trim().split('\n').slice(-3).join(' | ')}`);
+    }
+  } catch (error) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PgBouncer did not start: ${log.trim().split('\n').slice(-3).join(' | ')}`);
+    throw error;
   }
+  const { child, exited, port } = started;
   const url = new URL(targetUrl);
   url.hostname = '127.0.0.1';
   url.port = String(port);
@@ -93,4 +88,35 @@ export async function startPgbouncer(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs PgBouncer on `settings` until it says it listens on `port`: its own line, so that another
+ * process answering on the port is never taken for it. Resolves to the running child, or to its
+ * log once it has exited (`taken`: the port was in use) or was stopped after 5 s without listening.
+ */
+async function launch(dir, settings, port) {
+  writeFileSync(join(dir, 'pgbouncer.ini'), `${settings.join('\n')}\n`, { mode: 0o644 });
+  const child = spawn(PGBOUNCER_BIN, [join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  // After its log is read to the end (`exit` can come before the last of stderr).
+  const closed = new Promise((resolve) => child.once('close', () => resolve(false)));
+  let log = '';
+  const listening = new Promise((resolve) => {
+    child.stderr.on('data', (chunk) => {
+      log = (log + chunk).slice(-4000);
+      if (log.includes(`LOG listening on 127.0.0.1:${port}\n`)) resolve(true);
+    });
+  });
+  let timer;
+  const up = await Promise.race([
+    listening,
+    closed,
+    new Promise((resolve) => (timer = setTimeout(resolve, 5000, false))),
+  ]);
+  clearTimeout(timer);
+  if (up) return { child, exited };
+  child.kill('SIGKILL');
+  await closed;
+  return { log, taken: log.includes(`cannot listen on 127.0.0.1:${port}: bind(): Address already in use`) };
 }

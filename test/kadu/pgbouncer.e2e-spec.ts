@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startPgbouncer, type RunningPgbouncer } from '../../scripts/pgbouncer.mjs';
 import { databaseProblem } from '../../src/config/startup-check.js';
 import { ensureBuilt, runApp } from '../ops/built-app.js';
+import { freePort } from '../support/free-port.js';
 import { PG_DIRECT_URL, pgbouncer, postgres, requires } from '../support/infrastructure.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';
@@ -151,5 +153,49 @@ gate.describe('start-up refuses what the pooler would break, in one line', () =>
     expect(await refused(statement.url)).toEqual([
       'Kadu cannot start: DATABASE_URL: the connection pooler runs in statement pooling mode, which cannot run a transaction; use pool_mode = transaction (or session)',
     ]);
+  });
+});
+
+gate.describe("the tests' PgBouncer (scripts/pgbouncer.mjs) on a port another process took first", () => {
+  // Answers every connection, as another test's server on the port would.
+  const squatter = createServer((socket) => socket.end());
+  let taken: number;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+    taken = (squatter.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise((resolve) => squatter.close(resolve)));
+
+  it('moves to another port, and its URL reaches PostgreSQL through PgBouncer', async () => {
+    const picked: number[] = [];
+    const bouncer = await startPgbouncer(PG_DIRECT_URL, {
+      pickPort: async () => {
+        picked.push(picked.length === 0 ? taken : await freePort());
+        return picked.at(-1)!;
+      },
+    });
+    try {
+      expect(picked).toHaveLength(2);
+      expect(bouncer.port).toBe(picked[1]);
+      expect(bouncer.url).toContain(`:${picked[1]}/`);
+      const client = new pg.Client({ connectionString: bouncer.url });
+      await client.connect();
+      const { rows } = await client.query('select 1 as one');
+      await client.end();
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await bouncer.stop();
+    }
+  });
+
+  it('gives up after three taken ports, with what PgBouncer said', async () => {
+    let picks = 0;
+    const failure = await startPgbouncer(PG_DIRECT_URL, { pickPort: async () => (picks++, taken) }).catch(
+      (error: Error) => error,
+    );
+    expect(picks).toBe(3);
+    expect((failure as Error).message).toMatch(
+      /^PgBouncer did not start: .*cannot listen on 127\.0\.0\.1:\d+: bind\(\): Address already in use/,
+    );
   });
 });

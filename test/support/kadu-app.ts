@@ -117,6 +117,7 @@ export interface ListeningKaduApp extends KaduTestApp {
  */
 export async function startKaduOnFreePort(
   env: Record<string, string> = {},
+  /** Where ports come from: freePort, or in its own spec a port already taken. */
   pickPort: () => Promise<number> = freePort,
 ): Promise<ListeningKaduApp> {
   for (let attempt = 1; ; attempt++) {
@@ -127,7 +128,8 @@ export async function startKaduOnFreePort(
       await kadu.app.listen(port, '127.0.0.1');
       return { ...kadu, base };
     } catch (error) {
-      await kadu.close();
+      // listen's error is the one to report, whatever closing the app meets.
+      await kadu.close().catch(() => undefined);
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
     }
   }

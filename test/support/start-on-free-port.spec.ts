@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:net';
 import { freePort } from './free-port.js';
 import { startKaduOnFreePort, type ListeningKaduApp } from './kadu-app.js';
 
-/** A port picked free can be taken before the app binds it: the app then moves to another. */
+/**
+ * A port picked free can be taken before the app binds it: the app then moves to another. Nest
+ * logs each refused listen at error level (`listen EADDRINUSE`): four such lines are expected here.
+ */
 describe('startKaduOnFreePort', () => {
   let squatter: Server;
   let kadu: ListeningKaduApp | undefined;
@@ -42,5 +45,5 @@ describe('startKaduOnFreePort', () => {
       }),
     ).rejects.toMatchObject({ code: 'EADDRINUSE' });
     expect(picks).toBe(3);
-  });
+  }, 30_000);
 });
