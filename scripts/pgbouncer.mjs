@@ -67,7 +67,7 @@ export async function startPgbouncer(
       const run = await launch(dir, [...settings, `listen_port = ${port}`], port);
       if (run.child) started = { ...run, port };
       else if (!run.taken || attempt === 3)
-        throw new Error(`PgBouncer did not start: ${run.log.trim().split('\n').slice(-3).join(' | ')}`);
+        throw new Error(`PgBouncer did not start (${run.why}): ${run.log.trim().split('\n').slice(-3).join(' | ')}`);
     }
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
@@ -93,12 +93,14 @@ export async function startPgbouncer(
 /**
  * Runs PgBouncer on `settings` until it says it listens on `port`: its own line, so that another
  * process answering on the port is never taken for it. Resolves to the running child, or to its
- * log once it has exited (`taken`: the port was in use) or was stopped after 5 s without listening.
+ * log and why not once it has exited (`taken`: the port was in use) or was stopped after 5 s.
  */
 async function launch(dir, settings, port) {
   writeFileSync(join(dir, 'pgbouncer.ini'), `${settings.join('\n')}\n`, { mode: 0o644 });
   const child = spawn(PGBOUNCER_BIN, [join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  // A binary that cannot be spawned is told by `close` too, with an empty log.
+  child.once('error', () => {});
   // After its log is read to the end (`exit` can come before the last of stderr).
   const closed = new Promise((resolve) => child.once('close', () => resolve(false)));
   let log = '';
@@ -112,11 +114,13 @@ async function launch(dir, settings, port) {
   const up = await Promise.race([
     listening,
     closed,
-    new Promise((resolve) => (timer = setTimeout(resolve, 5000, false))),
+    new Promise((resolve) => (timer = setTimeout(resolve, 5000, undefined))),
   ]);
   clearTimeout(timer);
   if (up) return { child, exited };
   child.kill('SIGKILL');
   await closed;
-  return { log, taken: log.includes(`cannot listen on 127.0.0.1:${port}: bind(): Address already in use`) };
+  const taken = log.includes(`cannot listen on 127.0.0.1:${port}: bind(): Address already in use`);
+  const why = taken ? 'its port was taken' : up === undefined ? 'no "listening on" line in 5 s' : 'it exited';
+  return { log, taken, why };
 }
