@@ -14,12 +14,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { APP_ENTRY } from '../scripts/app-entry.mjs';
+import { freePort } from '../scripts/free-port.mjs';
 import { cpuMs, median, pinLoadGenerator, rssMb, sleep, stop } from './helpers.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -33,14 +33,6 @@ function appCommand(build) {
   const entry = join(build, existsSync(join(build, APP_ENTRY)) ? APP_ENTRY : 'dist/src/main.js');
   return PINNED ? ['taskset', ['-c', '0', process.execPath, entry]] : [process.execPath, [entry]];
 }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** GET /health/ready once: its status, or 0 when nothing answers yet. */
 const readyStatus = (port) =>

@@ -8,19 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream';
 import { APP_ENTRY } from './app-entry.mjs';
+import { freePort } from './free-port.mjs';
 
 const listen = (server) =>
   new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve(server.address().port));
   });
-
-async function freePort() {
-  const probe = createServer();
-  const port = await listen(probe);
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Starts Kadu and the token proxy; resolves with the MCP URL to test and a stop function. */
 export async function startKaduTarget(root) {

@@ -4,9 +4,9 @@
 // Trust authentication, like the test server it fronts; no Unix socket, no file outside its folder.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.mjs';
 
 export const PGBOUNCER_BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
@@ -14,17 +14,6 @@ export const PGBOUNCER_BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 export function pgbouncerMissing() {
   const probe = spawnSync(PGBOUNCER_BIN, ['--version'], { encoding: 'utf8' });
   return probe.status === 0 ? undefined : `PgBouncer at ${PGBOUNCER_BIN} (apt-get install pgbouncer)`;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -2,18 +2,10 @@
 // (`httpStream: { stateless: true, enableJsonResponse: true }`), serving the same echo tool. It is
 // built on the official SDK 1.x, which does not know protocol version 2026-07-28: the bench sends
 // it the 2025-06-18 request (bench/run.mjs `legacy`), as a 2025-era client would.
-import { createServer } from 'node:net';
 import { FastMCP } from 'fastmcp';
 import { z } from 'zod';
-
 // FastMCP listens on the port it is given and does not report an ephemeral one: take a free port first.
-const freePort = () =>
-  new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort } from '../../scripts/free-port.mjs';
 
 const server = new FastMCP({
   name: 'bench-fastmcp',

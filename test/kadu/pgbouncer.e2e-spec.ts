@@ -7,7 +7,7 @@ import pg from 'pg';
 import { startPgbouncer, type RunningPgbouncer } from '../../scripts/pgbouncer.mjs';
 import { databaseProblem } from '../../src/config/startup-check.js';
 import { ensureBuilt, runApp } from '../ops/built-app.js';
-import { freePort } from '../support/free-port.js';
+import { freePort } from '../../scripts/free-port.mjs';
 import { PG_DIRECT_URL, pgbouncer, postgres, requires } from '../support/infrastructure.js';
 import { startKadu, type KaduTestApp } from '../support/kadu-app.js';
 import { KaduClient } from '../support/kadu-client.js';

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { FreshStart } from '../support/fresh-start.js';
 import { chromium, requires } from '../support/infrastructure.js';
-import { freePort } from '../support/free-port.js';
+import { freePort } from '../../scripts/free-port.mjs';
 
 /**
  * What desktop clients do when they can only speak stdio: `mcp-remote` proxies to Kadu over HTTP

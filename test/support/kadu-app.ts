@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { createKaduApp } from '../../src/bootstrap.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { issueDevToken, type DevTokenRequest } from '../../src/auth/dev-token.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../../scripts/free-port.mjs';
 import { PG_URL, REDIS_URL } from './infrastructure.js';
 import { s3Env } from './s3-server.js';
 

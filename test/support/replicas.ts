@@ -10,7 +10,7 @@ import { loadOrCreateDevKey } from '../../src/auth/dev-signing-key.js';
 import { type DevTokenRequest, issueDevToken } from '../../src/auth/dev-token.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { RoundRobinBalancer } from './balancer.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../../scripts/free-port.mjs';
 import { PG_URL, REDIS_URL } from './infrastructure.js';
 import type { S3TestServer } from './s3-server.js';
 

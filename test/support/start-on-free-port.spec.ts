@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:net';
-import { freePort } from './free-port.js';
+import { freePort } from '../../scripts/free-port.mjs';
 import { startKaduOnFreePort, type ListeningKaduApp } from './kadu-app.js';
 
 /**
