@@ -16,10 +16,16 @@ const vm = require('node:vm');
 // pretenuring off before it listens (src/lifecycle/gc-tuning.ts), when the code is saved, so the
 // same flag is set here before the bundle is compiled (it has the same effect this early).
 setFlagsFromString('--no-allocation-site-pretenuring');
-// Likewise the embedded database's WebAssembly tiering budget (PGLITE_WASM_TIERING_BUDGET,
-// src/db/pglite-database.ts, which sets it again before PGlite starts): set only there, every
-// embedded start saw the flags changed since compilation and rejected the cached code.
-setFlagsFromString('--wasm-tiering-budget=180000000');
+// Likewise the embedded database's WebAssembly flags, chosen by V8's version as pgliteWasmFlags
+// does (src/db/pglite-wasm-flags.ts; PgliteDatabase.open sets them again before PGlite starts): set
+// only there, every embedded start saw the flags changed since compilation and rejected the cached
+// code. From V8 13 (Node 24) the process's WebAssembly is not optimized at all; before, it is
+// optimized only past 180 000 000 of the tiering budget.
+const PGLITE_WASM_FLAGS =
+  Number.parseInt(process.versions.v8, 10) >= 13
+    ? ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up']
+    : ['--wasm-tiering-budget=180000000'];
+for (const flag of PGLITE_WASM_FLAGS) setFlagsFromString(flag);
 
 const file = join(__dirname, 'main.cjs');
 // Named by the bundle's hash: a rebuilt bundle never meets the code compiled for another.

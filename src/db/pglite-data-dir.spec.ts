@@ -9,12 +9,20 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { LATEST_MIGRATION, migrate } from './migrations.js';
 import { prepareDataDir, readTemplateMarker, TEMPLATE_MARKER, writeTemplate } from './pglite-data-dir.js';
 import { PgliteDatabase } from './pglite-database.js';
+import { pgliteWasmFlags } from './pglite-wasm-flags.js';
+
+// Recorded, and run as they are: which Node flags the child that creates a folder gets.
+vi.mock('node:child_process', async (original) => {
+  const actual = await original<typeof import('node:child_process')>();
+  return { ...actual, execFile: vi.fn(actual.execFile) };
+});
 
 const pgliteVersion = (
   JSON.parse(
@@ -81,6 +89,10 @@ describe('the embedded database folder, before PGlite opens it', () => {
     const dir = join(root, 'db');
     expect(await prepareDataDir(dir, template(root, '0.0.0-other'))).toBe('created');
     expect(existsSync(join(dir, 'base', 'relation'))).toBe(false);
+    // Its PGlite compiles under the app's WebAssembly flags (on Node 24: no ~600 MB compilation).
+    const [command, args] = vi.mocked(execFile).mock.calls.at(-1)!;
+    expect(command).toBe(process.execPath);
+    expect((args as string[]).slice(0, pgliteWasmFlags().length + 1)).toEqual([...pgliteWasmFlags(), '-e']);
     const db = await PgliteDatabase.open(dir);
     try {
       expect(await db.query<{ answer: number }>('select 41 + 1 as answer')).toEqual([{ answer: 42 }]);

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { pgliteWasmFlags } from './pglite-wasm-flags.js';
 
 /**
  * The embedded database's data folder, made ready before the app's PGlite opens it (issue 32,
@@ -98,10 +99,12 @@ const CREATE = `const { PGlite } = require(process.argv[1]);
 (async () => { const db = new PGlite(process.argv[2]); await db.waitReady; await db.close(); })()
   .catch((error) => { console.error(error); process.exit(1); });`;
 
-/** Runs PGlite's own creation of a data folder (initdb) in a child process. */
+/** Runs PGlite's own creation of a data folder (initdb) in a child process, under the app's WebAssembly flags. */
 export async function createDataDir(dir: string): Promise<void> {
   mkdirSync(dirname(dir), { recursive: true });
-  await promisify(execFile)(process.execPath, ['-e', CREATE, pgliteEntry(), dir], { maxBuffer: 1 << 20 });
+  await promisify(execFile)(process.execPath, [...pgliteWasmFlags(), '-e', CREATE, pgliteEntry(), dir], {
+    maxBuffer: 1 << 20,
+  });
 }
 
 /** What the build's template records: the PGlite version that made it, the last migration applied. */

@@ -5,6 +5,7 @@ import { PGlite, type PGliteOptions, type Transaction } from '@electric-sql/pgli
 import type { Database, Queryable } from './database.js';
 import { asInputError } from './input-errors.js';
 import { prepareDataDir } from './pglite-data-dir.js';
+import { pgliteWasmFlags } from './pglite-wasm-flags.js';
 
 /**
  * PostgreSQL's settings for one embedded user. initdb writes shared_buffers = 128MB, and PGlite's
@@ -15,16 +16,6 @@ import { prepareDataDir } from './pglite-data-dir.js';
 export const PGLITE_OPTIONS: PGliteOptions = {
   startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'],
 };
-
-/**
- * How much a WebAssembly function runs before V8 compiles it again with its optimizing compiler
- * (`--wasm-tiering-budget`, V8's default 1 800 000): 100 times the default. PostgreSQL's start and
- * the first catalog queries run thousands of its functions just often enough to be queued at the
- * default, and that optimizing compilation — background threads, ~1 s of CPU — competed with the
- * app's own start: measured in bench/RESULTS.md ("Start-up", issue 32). What is hot under load
- * still reaches the budget within the first few hundred queries and is optimized then.
- */
-export const PGLITE_WASM_TIERING_BUDGET = 180_000_000;
 
 /** The embedded topology: PostgreSQL compiled to WASM, file-backed in the data folder. */
 export class PgliteDatabase implements Database {
@@ -38,8 +29,8 @@ export class PgliteDatabase implements Database {
       // A new folder is made outside this process (pglite-data-dir.ts): PGlite here only opens it.
       await prepareDataDir(dir);
     }
-    // Read when PGlite instantiates its module, below: this process's every PGlite gets it.
-    setFlagsFromString(`--wasm-tiering-budget=${PGLITE_WASM_TIERING_BUDGET}`);
+    // Read when PGlite instantiates its module, below: this process's every PGlite gets them.
+    for (const flag of pgliteWasmFlags()) setFlagsFromString(flag);
     const db = dir ? new PGlite(dir, PGLITE_OPTIONS) : new PGlite(PGLITE_OPTIONS);
     await db.waitReady;
     return new PgliteDatabase(db);

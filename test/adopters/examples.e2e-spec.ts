@@ -6,16 +6,10 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Redis } from 'ioredis';
-import {
-  cleanEnv,
-  decideApproval,
-  EXAMPLES,
-  ExampleScratch,
-  run,
-  type StartedExample,
-} from '../support/example-apps.js';
+import { decideApproval, EXAMPLES, ExampleScratch, run, type StartedExample } from '../support/example-apps.js';
 import { redis, REDIS_URL, requires } from '../support/infrastructure.js';
 import { brokenLinks } from '../support/markdown-links.js';
+import { installNodeRuntimes, NODE_RUNTIMES } from '../support/node-runtimes.js';
 
 /**
  * The package's examples (libs/mcp/examples), built from the tarball `npm pack` makes in this run and
@@ -24,11 +18,6 @@ import { brokenLinks } from '../support/markdown-links.js';
  * relative link of its README and docs resolves inside it.
  */
 const root = new URL('../..', import.meta.url).pathname;
-const runtimes = join(root, 'tools/node-runtimes');
-const NODES = {
-  'Node 22': join(runtimes, 'node_modules/node22/bin/node'),
-  'Node 24': join(runtimes, 'node_modules/node24/bin/node'),
-};
 const QUICK_START_MARK = '<!-- quick-start: src/app.module.ts -->';
 
 let scratch: ExampleScratch;
@@ -37,14 +26,12 @@ const text = (result: { content: unknown }) => JSON.parse((result.content as { t
 
 beforeAll(async () => {
   scratch = await ExampleScratch.create();
-  const installs = [scratch.install('minimal'), scratch.install('two-replicas'), scratch.install('results-and-apps')];
-  if (!Object.values(NODES).every(existsSync))
-    installs.push(
-      run('npm', ['ci', '--prefix', runtimes, '--no-audit', '--no-fund', '--loglevel=error'], { env: cleanEnv }).then(
-        () => undefined,
-      ),
-    );
-  await Promise.all(installs);
+  await Promise.all([
+    scratch.install('minimal'),
+    scratch.install('two-replicas'),
+    scratch.install('results-and-apps'),
+    installNodeRuntimes(),
+  ]);
 }, 300_000);
 
 afterAll(() => scratch?.close());
@@ -68,7 +55,7 @@ describe('the packed tarball', () => {
   });
 });
 
-describe.each(Object.entries(NODES))('examples/minimal on %s', (line, node) => {
+describe.each(Object.entries(NODE_RUNTIMES))('examples/minimal on %s', (line, node) => {
   let app: StartedExample;
   beforeAll(async () => {
     app = await scratch.start('minimal', node);

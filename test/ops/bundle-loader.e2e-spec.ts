@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pgliteWasmFlags } from '../../src/db/pglite-wasm-flags.js';
+import { installNodeRuntimes, NODE_RUNTIMES } from '../support/node-runtimes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -59,5 +61,42 @@ describe('the production bundle loader', () => {
       expect(run.status).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ answer: 42 });
     }
+  });
+
+  describe.each([
+    ['this Node', process.execPath],
+    ['Node 24', NODE_RUNTIMES['Node 24']],
+  ])("the embedded database's WebAssembly flags on %s", (line, node) => {
+    // Node 24 from tools/node-runtimes (installed here on a clean clone).
+    beforeAll(() => (line === 'Node 24' ? installNodeRuntimes() : undefined), 120_000);
+
+    // What the app does before it listens, on that Node's V8: PgliteDatabase.open sets them.
+    const writeBundleSettingTheFlags = () => {
+      const v8 = spawnSync(node, ['-p', 'process.versions.v8'], { encoding: 'utf8' }).stdout.trim();
+      writeFileSync(
+        join(dir, 'main.cjs'),
+        `const { setFlagsFromString } = require('node:v8');
+         exports.started = Promise.resolve().then(() => {
+           for (const flag of ${JSON.stringify(pgliteWasmFlags(v8))}) setFlagsFromString(flag);
+         });`,
+      );
+    };
+    const startOn = () => spawnSync(node, [join(dir, 'kadu.cjs')], { encoding: 'utf8', timeout: 30_000 });
+    // The loader saves by renaming a new file over the old one: a new file, a new inode.
+    const savedFile = () => {
+      expect(caches()).toHaveLength(1);
+      return statSync(join(dir, caches()[0]!)).ino;
+    };
+
+    it('are set before the bundle compiles: code saved after the app set them is accepted by the next start', () => {
+      writeBundleSettingTheFlags();
+      const first = startOn();
+      expect(first.stderr).toBe('');
+      expect(first.status).toBe(0);
+      const saved = savedFile();
+      expect(startOn().status).toBe(0);
+      // Rejected code (made under other flags) would be saved again.
+      expect(savedFile()).toBe(saved);
+    });
   });
 });
