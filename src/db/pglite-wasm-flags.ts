@@ -12,14 +12,14 @@ export const PGLITE_WASM_TIERING_BUDGET = 180_000_000;
 /**
  * From V8 13 (Node 24) this process's WebAssembly — PGlite's, and undici's HTTP parser if `fetch`
  * is used — stays on V8's baseline compiler. There one PostgreSQL function (105 kB of WebAssembly)
- * reached the optimizing compiler about two seconds after the start, or under the first load with
- * any budget, and that one compilation held ~600 MB of memory for ~1.5 s: the embedded process's
- * RSS went from ~230 MB to 690–780 MB. Without it the RSS stays at ~180–210 MB, starts are no
- * slower, and a tool call that reads the database and task creation through the REST API (30 s,
- * a growing table) served as many calls per second. The same function took 25 MB and 0.16 s on
- * V8 12 (Node 22), and no compilation more than ~25 MB on V8 11 (Node 20), where a growing table's
- * queries were 10–20 % slower without the optimizing compiler: both keep the budget. Both flags:
- * with dynamic tiering off alone, V8 optimizes every function at once (a higher peak).
+ * reached the optimizing compiler about two seconds after the start (and under the first load with
+ * a budget of 2 000 000 000 too), and that one compilation peaked at ~600 MB of memory during
+ * ~1.5 s: the embedded process's RSS went from ~230 MB to 694–762 MB. Without it the process idles
+ * at ~180–210 MB, starts are no slower, and a tool call that reads the database and task creation
+ * through the REST API (30 s, a growing table) served about as many calls per second (one run
+ * each). The same function took 25 MB and 0.16 s on V8 12 (Node 22), and no compilation more than
+ * ~24 MB on V8 11 (Node 20), where a growing table's queries were 10–20 % slower without the
+ * optimizing compiler: both keep the budget. Both flags: each alone still peaked at 739–756 MB.
  * bench/RESULTS.md, issue 32, twenty-sixth pass.
  */
 const FIRST_V8_WITHOUT_WASM_TIER_UP = 13;
