@@ -1,0 +1,1 @@
+export declare function dropUnneededNames(code: string): { code: string; dropped: number; kept: number };

@@ -1,0 +1,147 @@
+import { runInNewContext } from 'node:vm';
+import { build } from 'esbuild';
+import { dropUnneededNames } from '../../scripts/bundle-names.mjs';
+
+/**
+ * The bundle's pass over esbuild's keepNames wrappers (scripts/bundle-names.mjs): every function
+ * and class keeps the name keepNames gives it, and only the wrappers that change nothing go.
+ */
+describe("the bundle's keepNames wrappers", () => {
+  /** Two modules that both declare `helper` (esbuild renames the second), bundled as the build does. */
+  const MODULES: Record<string, string> = {
+    './a.js': `export function helper() { return 1 }
+      export const a = () => { const inner = () => helper(); return inner };
+      export class Service { handle() { const step = () => 1; return step } }`,
+    './b.js': `export function helper() { return 2 }
+      export const b = () => {
+        const obj = { get: () => helper(), run: function () {}, 'two words': () => 0 };
+        let x;
+        x = () => 0;
+        function local() {}
+        const header = (name) => name;
+        return { obj, x, local, header };
+      };
+      export class Service { field = () => 0; static made = class {} }`,
+  };
+
+  async function bundled(): Promise<string> {
+    const result = await build({
+      stdin: {
+        contents: `import { a, helper, Service } from './a.js';
+          import { b, helper as helperB, Service as ServiceB } from './b.js';
+          exports.all = { a, b, helper, helperB, Service, ServiceB };`,
+        loader: 'js',
+      },
+      bundle: true,
+      write: false,
+      format: 'cjs',
+      platform: 'node',
+      keepNames: true,
+      minifyWhitespace: true,
+      minifySyntax: true,
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'modules',
+          setup(b) {
+            b.onResolve({ filter: /^\.\/[ab]\.js$/ }, (args) => ({ path: args.path, namespace: 'modules' }));
+            b.onLoad({ filter: /.*/, namespace: 'modules' }, (args) => ({ contents: MODULES[args.path], loader: 'js' }));
+          },
+        },
+      ],
+    });
+    return result.outputFiles[0]!.text;
+  }
+
+  /** Every function's and class's name the bundle's code makes, reached the way a caller would. */
+  function names(code: string): Record<string, string> {
+    const exports: { all?: any } = {};
+    runInNewContext(code, { exports, Object });
+    const { a, b, helper, helperB, Service, ServiceB } = exports.all;
+    const made = b();
+    return {
+      a: a.name,
+      inner: a().name,
+      helper: helper.name,
+      helperB: helperB.name,
+      Service: Service.name,
+      step: new Service().handle().name,
+      ServiceB: ServiceB.name,
+      field: new ServiceB().field.name,
+      made: ServiceB.made.name,
+      b: b.name,
+      get: made.obj.get.name,
+      run: made.obj.run.name,
+      twoWords: made.obj['two words'].name,
+      x: made.x.name,
+      local: made.local.name,
+      header: made.header.name,
+    };
+  }
+
+  it('leaves every name as keepNames made it, and removes the wrappers that change nothing', async () => {
+    const code = await bundled();
+    const dropped = dropUnneededNames(code);
+    expect(names(dropped.code)).toEqual(names(code));
+    // The names as the sources give them: the renamed `helper` of b.js is still "helper".
+    expect(names(dropped.code)).toEqual({
+      a: 'a',
+      inner: 'inner',
+      helper: 'helper',
+      helperB: 'helper',
+      Service: 'Service',
+      step: 'step',
+      ServiceB: 'Service',
+      field: 'field',
+      made: 'made',
+      b: 'b',
+      get: 'get',
+      run: 'run',
+      twoWords: 'two words',
+      x: 'x',
+      local: 'local',
+      header: 'header',
+    });
+    const calls = (text: string) => text.match(/__name\(/g)?.length ?? 0; // the helper is defined as `__name=`
+    expect(dropped.dropped).toBeGreaterThanOrEqual(8);
+    expect(calls(dropped.code)).toBe(calls(code) - dropped.dropped);
+    expect(calls(dropped.code)).toBe(dropped.kept);
+  });
+
+  it('keeps the wrapper of a renamed function and of a function the language would not name', () => {
+    const code = [
+      'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});',
+      'function helper2(){}__name(helper2,"helper");',
+      'var f=()=>__name(()=>1,"inner");',
+      'let header2=__name(n=>n,"header");',
+      'var o={__proto__:__name(function(){},"__proto__"),[k]:__name(()=>0,"k")};',
+      'function g(){__name(h,"h")}function h(){}',
+      'exports.x=__name(()=>0,"x");',
+    ].join('');
+    const result = dropUnneededNames(code);
+    expect(result).toEqual({ code, dropped: 0, kept: 7 });
+  });
+
+  it('drops the wrappers where the declaration or the binding names the function the same', () => {
+    const code = [
+      'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});',
+      'function f(){return __name(g,"g"),g;function g(){}}__name(f,"f");',
+      'var a=__name(()=>0,"a"),o={b:__name(function(){},"b"),"c d":__name(()=>0,"c d"),1:__name(()=>0,"1")};',
+      'let e;e=__name(()=>0,"e");',
+      'class C{h=__name(()=>0,"h")}',
+      'var n=__name(()=>{let m=__name(()=>0,"m");return m},"n");',
+    ].join('');
+    expect(dropUnneededNames(code)).toEqual({
+      code: [
+        'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});',
+        'function f(){return g,g;function g(){}}f;',
+        'var a=()=>0,o={b:function(){},"c d":()=>0,1:()=>0};',
+        'let e;e=()=>0;',
+        'class C{h=()=>0}',
+        'var n=()=>{let m=()=>0;return m};',
+      ].join(''),
+      dropped: 10,
+      kept: 0,
+    });
+  });
+});
