@@ -7,6 +7,19 @@ import type { LadderCheck } from './ladder-check.js';
 import { checkParamHeaders, checkStandardHeaders } from '../protocol/index.js';
 
 /**
+ * The request's header by its lower-case name, repeated values joined. Made here rather than as a
+ * named closure in `check`: a bundler that keeps function names (esbuild's keepNames, as Kadu's
+ * production bundle does) names such a closure with a defineProperty on every request when it
+ * renames the variable (bench/RESULTS.md, issue 32, twenty-seventh pass).
+ */
+const headerLookup =
+  (req: Request) =>
+  (name: string): string | undefined => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(',') : value;
+  };
+
+/**
  * Rung 12 of docs/ladder.md §2 (2026 era only): the standard headers must be present and mirror the body,
  * and for `tools/call` every argument the tool mirrors into an `Mcp-Param-*` header must agree. The
  * endpoint runs it through McpLadderGuard's single pass (`check`); as a Nest guard of its own it does the same.
@@ -24,10 +37,7 @@ export class HeaderMatchGuard implements CanActivate, LadderCheck {
     const { message, era } = exchangeOf(req);
     if (!message || !era) throw new Error('HeaderMatchGuard runs after EraGuard');
     if (era.era !== 'modern') return;
-    const header = (name: string): string | undefined => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(',') : value;
-    };
+    const header = headerLookup(req);
     const rejection = checkStandardHeaders(message, header);
     if (rejection) throw new McpRejectionError(rejection);
     if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
