@@ -24,6 +24,7 @@ import {
   start as startFixture,
   warmupRuns,
 } from './helpers.mjs';
+import { kaduFixture } from './kadu-bundle.mjs';
 
 const other = process.argv[2];
 if (!other) throw new Error('usage: node bench/compare-builds.mjs <path of another built checkout>');
@@ -105,7 +106,7 @@ try {
         ]
       : Object.entries(roots);
     for (const [name, root] of fixtures) {
-      kadu[name] = await start(root, ['dist/bench/fixtures/kadu-echo.main.js'], {
+      kadu[name] = await start(root, [await kaduFixture(root)], {
         DATA_DIR: mkdtempSync(join(tmpdir(), `ab-${name}-`)),
         ...budgets,
         ...(name.endsWith('_off') ? {} : sink?.env),

@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ARGS, cannon, here, modern, otlpSink, start } from './helpers.mjs';
+import { kaduFixture } from './kadu-bundle.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
@@ -41,9 +42,9 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
 }
 
 const FIXTURES = {
-  'kadu.mcp_2026': { args: ['dist/bench/fixtures/kadu-echo.main.js'], token: true },
+  'kadu.mcp_2026': { kadu: true, token: true },
   // The same door with tracing on, its spans exported as OTLP to a sink here (as in run.mjs).
-  'kadu_traced.mcp_2026': { args: ['dist/bench/fixtures/kadu-echo.main.js'], token: true, traced: true },
+  'kadu_traced.mcp_2026': { kadu: true, token: true, traced: true },
   'module.tools_call': { args: ['dist/bench/fixtures/scale.main.js', '5'], token: false },
 };
 const sink = await otlpSink();
@@ -58,7 +59,8 @@ async function count(root, name, fixture) {
     // allocation rate per second as an idle app and starts major collections a loaded app never
     // makes (none in 5 s of load outside valgrind; under it, marking and sweeping were over a
     // tenth of the traced app's count).
-    app = await start(name, ['--perf-basic-prof', '--no-memory-reducer', ...fixture.args], {
+    const args = fixture.kadu ? [await kaduFixture(root)] : fixture.args;
+    app = await start(name, ['--perf-basic-prof', '--no-memory-reducer', ...args], {
       cwd: root,
       under: [
         'valgrind',

@@ -34,6 +34,7 @@ import {
   start as startFixture,
   warmupRuns,
 } from './helpers.mjs';
+import { kaduFixture } from './kadu-bundle.mjs';
 import { runStartup, STARTUP_TARGETS } from './startup.mjs';
 const QUICK = process.argv.includes('--quick');
 const PROFILE = process.argv.includes('--profile');
@@ -98,6 +99,8 @@ console.log(
 // 1. REST vs MCP in the Kadu app process, authentication on both doors — telemetry off, as by
 // default. Beside it, the same app with tracing and metrics on (OTLP to a sink in this process,
 // which only drains what it is sent), to measure what telemetry costs per call.
+// The Kadu app as `npm start` runs it: bundled (bench/kadu-bundle.mjs).
+const KADU_APP = await kaduFixture(join(here, '..'));
 const dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-'));
 const kaduEnv = {
   DATA_DIR: dataDir,
@@ -128,17 +131,17 @@ if (distributed && !pooled)
   console.log(`bench: no PgBouncer here (${pgbouncerMissing()}): the pooled scenario is left out`);
 const kadu = await start(
   'kadu',
-  [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/bench/fixtures/kadu-echo.main.js'],
+  [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), KADU_APP],
   kaduEnv,
 );
-const traced = await start('kadu-traced', ['dist/bench/fixtures/kadu-echo.main.js'], {
+const traced = await start('kadu-traced', [KADU_APP], {
   ...kaduEnv,
   DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-traced-')),
   ...sink.env,
 });
 const kaduDist =
   distributed &&
-  (await start('kadu-distributed', ['dist/bench/fixtures/kadu-echo.main.js'], {
+  (await start('kadu-distributed', [KADU_APP], {
     ...kaduEnv,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-dist-')),
     DATABASE_URL: PG_URL,
@@ -148,7 +151,7 @@ const kaduDist =
   }));
 const kaduPooled =
   pooled &&
-  (await start('kadu-pgbouncer', ['dist/bench/fixtures/kadu-echo.main.js'], {
+  (await start('kadu-pgbouncer', [KADU_APP], {
     ...kaduEnv,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'kadu-bench-pgb-')),
     DATABASE_URL: pooled.bouncer.url,
