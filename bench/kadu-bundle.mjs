@@ -1,34 +1,46 @@
-// The bench's Kadu app (bench/fixtures/kadu-echo.main.ts) bundled as `npm start` runs Kadu
-// (scripts/bundle-app.mjs): until the twenty-seventh pass of issue 32 the bench measured the
-// compiled files while operators ran the bundle, whose keepNames wrappers then cost an MCP call
-// 1.38× the CPU (bench/RESULTS.md). No bench dependency here: test/ops/bench-echo.e2e-spec.ts runs it.
+// The bench's Kadu app (bench/fixtures/kadu-echo.main.ts) bundled by the bundler of `npm start`'s
+// production bundle (scripts/bundle-app.mjs), and run as a plain file, without the production
+// loader's code cache (which changes the start, not the steady state). Until the twenty-seventh
+// pass of issue 32 the bench measured the compiled files while operators ran the bundle, whose
+// keepNames wrappers then cost an MCP call 1.38× the CPU (bench/RESULTS.md). No bench dependency
+// here: test/ops/bench-bundle.e2e-spec.ts runs it.
+// As a script, `node bench/kadu-bundle.mjs <root> <bundler>` makes the bundle (a child process of
+// the bench, so that esbuild and the parse of the bundle stay out of the load generator's memory).
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The compiled fixture (`nest build`), and its bundle beside the compiled bench files. */
 export const KADU_FIXTURE_COMPILED = 'dist/bench/fixtures/kadu-echo.main.js';
 export const KADU_FIXTURE_BUNDLE = 'dist/bench/kadu-echo.cjs';
 
+const here = fileURLToPath(import.meta.url);
 const made = new Map();
 
 /**
- * The path under `root` of that checkout's Kadu app for the bench: bundled by its own
- * scripts/bundle-app.mjs, once per process. A checkout from before that file gets its compiled
- * files, and says so.
+ * The path under `root` of that checkout's Kadu app for the bench, bundled once per process by
+ * the checkout's own scripts/bundle-app.mjs — or, for a checkout from before that file, by this
+ * checkout's (said so: a comparison then measures both builds through the same bundler).
  */
 export function kaduFixture(root) {
   if (!made.has(root)) made.set(root, bundle(root));
   return made.get(root);
 }
 
-async function bundle(root) {
-  const bundler = join(root, 'scripts/bundle-app.mjs');
+function bundle(root) {
+  let bundler = join(root, 'scripts/bundle-app.mjs');
   if (!existsSync(bundler)) {
-    console.log(`${root}: no scripts/bundle-app.mjs, so its Kadu app runs from the compiled files`);
-    return KADU_FIXTURE_COMPILED;
+    bundler = join(here, '..', '..', 'scripts/bundle-app.mjs');
+    console.log(`${root} has no scripts/bundle-app.mjs: its Kadu app is bundled by ${bundler}`);
   }
+  const run = spawnSync(process.execPath, [here, root, bundler], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`bundling ${root}'s Kadu app failed:\n${run.stdout}${run.stderr}`);
+  return Promise.resolve(KADU_FIXTURE_BUNDLE);
+}
+
+if (process.argv[1] === here) {
+  const [root, bundler] = process.argv.slice(2);
   const { bundleApp } = await import(pathToFileURL(bundler).href);
   await bundleApp({ entry: join(root, KADU_FIXTURE_COMPILED), outfile: join(root, KADU_FIXTURE_BUNDLE) });
-  return KADU_FIXTURE_BUNDLE;
 }

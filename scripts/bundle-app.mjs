@@ -1,5 +1,5 @@
 // The bundler behind `npm run build`'s production bundle (scripts/bundle.mjs) and the bench's Kadu
-// app (bench/helpers.mjs), so that the bench measures the app as `npm start` runs it (issue 32,
+// app (bench/kadu-bundle.mjs), so that the bench measures the app as `npm start` runs it (issue 32,
 // start-up; docs/operators/operating.md §"The production bundle"). esbuild joins the compiled app
 // (dist/src, whose decorator metadata tsc emitted) and the dependencies that bundle cleanly into one
 // CommonJS file: a start then reads one file instead of resolving and compiling ~1 300 modules.
@@ -82,7 +82,7 @@ const importMetaUrl = (out) => ({
 
 /**
  * Bundles `entry` (a compiled file under dist/) into `outfile`, one CommonJS file in ASCII; returns
- * its bytes, how many modules it holds, and the keepNames wrappers dropped and kept.
+ * its bytes, how many modules it holds, and the keepNames wrappers dropped, turned into literals and kept.
  */
 export async function bundleApp({ entry, outfile }) {
   const result = await build({
@@ -112,8 +112,8 @@ export async function bundleApp({ entry, outfile }) {
     banner: { js: BANNER },
     metafile: true,
   });
-  // keepNames' wrappers that change no name go: a named closure made per request paid a
-  // defineProperty each time (scripts/bundle-names.mjs).
+  // keepNames' wrappers that change no name go, and other anonymous functions are named by a
+  // literal: a named closure made per request paid a defineProperty each time (scripts/bundle-names.mjs).
   const names = dropUnneededNames(readFileSync(outfile, 'utf8'));
   const code = names.code;
   // One byte per character: esbuild escapes what is not ASCII in strings, not in regular expression
@@ -132,6 +132,6 @@ export async function bundleApp({ entry, outfile }) {
   return {
     bytes: Buffer.from(ascii, 'latin1'),
     modules: Object.keys(result.metafile.inputs).length,
-    names: { dropped: names.dropped, kept: names.kept },
+    names: { dropped: names.dropped, literal: names.literal, kept: names.kept },
   };
 }

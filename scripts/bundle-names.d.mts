@@ -1,1 +1,6 @@
-export declare function dropUnneededNames(code: string): { code: string; dropped: number; kept: number };
+export declare function dropUnneededNames(code: string): {
+  code: string;
+  dropped: number;
+  literal: number;
+  kept: number;
+};

@@ -18,9 +18,11 @@ function newest(dir) {
 }
 
 const stale =
-  !existsSync(built) || Math.max(newest(join(root, 'src')), newest(join(root, 'libs'))) > statSync(built).mtimeMs;
+  !existsSync(built) ||
+  // scripts/ too: the bundler is there (scripts/bundle-app.mjs, bundle-names.mjs).
+  Math.max(...['src', 'libs', 'scripts'].map((dir) => newest(join(root, dir)))) > statSync(built).mtimeMs;
 if (process.argv.includes('--check')) {
-  if (stale) console.error('dist/ is missing or older than src/ or libs/: run `npm run build`');
+  if (stale) console.error('dist/ is missing or older than src/, libs/ or scripts/: run `npm run build`');
   process.exit(stale ? 1 : 0);
 }
 if (stale) {

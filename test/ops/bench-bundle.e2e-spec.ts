@@ -6,6 +6,10 @@ import { modernRequest } from '@kobana/nest-mcp/testing';
 import { kaduFixture, KADU_FIXTURE_BUNDLE } from '../../bench/kadu-bundle.mjs';
 import { APP_ENTRY } from '../../scripts/app-entry.mjs';
 import { dropUnneededNames } from '../../scripts/bundle-names.mjs';
+import request from 'supertest';
+import { EchoBenchModule } from '../../bench/fixtures/echo.js';
+import { startKadu } from '../support/kadu-app.js';
+import { KaduClient } from '../support/kadu-client.js';
 import { ensureBuilt } from './built-app.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -37,7 +41,8 @@ describe('the bundled apps', () => {
       dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-bundle-'));
       child = spawn(process.execPath, [join(root, KADU_FIXTURE_BUNDLE)], {
         cwd: root,
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+        // The compiled app's base URL (kadu-app.ts), which the OpenAPI document names.
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PUBLIC_BASE_URL: 'http://localhost:3000' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -68,6 +73,36 @@ describe('the bundled apps', () => {
         headers: { ...headers, Authorization: `Bearer ${token}` },
         body: JSON.stringify(body),
       });
+
+    /** Every page of the bundled app's tools/list (2026 era). */
+    async function bundledTools(): Promise<Record<string, unknown>[]> {
+      const tools: Record<string, unknown>[] = [];
+      let cursor: string | undefined;
+      do {
+        const list = modernRequest('tools/list', cursor ? { cursor } : {});
+        const res = await post('/mcp', ready.mcp, list.body, list.headers);
+        const { result } = (await res.json()) as { result: { tools: Record<string, unknown>[]; nextCursor?: string } };
+        tools.push(...result.tools);
+        cursor = result.nextCursor;
+      } while (cursor);
+      return tools;
+    }
+
+    it('names what the compiled app names: the same OpenAPI document (schemas by class) and tools', async () => {
+      const compiled = await startKadu({}, [EchoBenchModule]);
+      try {
+        const expected = (await request(compiled.server).get('/api/v1/openapi.json').expect(200)).body;
+        const res = await fetch(`http://127.0.0.1:${ready.port}/api/v1/openapi.json`);
+        expect(res.status).toBe(200);
+        const document = (await res.json()) as { components: { schemas: Record<string, unknown> } };
+        expect(Object.keys(document.components.schemas).length).toBeGreaterThan(10);
+        expect(document).toEqual(expected);
+        const member = new KaduClient(compiled, { org: 'bench', user: 'bench@bench.test', role: 'admin' });
+        expect(await bundledTools()).toEqual(await member.listTools('2026'));
+      } finally {
+        await compiled.close();
+      }
+    });
 
     it('REST: POST /api/v1/bench/echo answers the echo', async () => {
       const res = await post('/api/v1/bench/echo', ready.api, { text: 'ab', times: 3 });

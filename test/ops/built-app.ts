@@ -23,7 +23,9 @@ export function ensureBuilt(): void {
   } catch {
     /* not built */
   }
-  if (built > Math.max(newest(join(root, 'src')), newest(join(root, 'libs', 'mcp', 'src')))) return;
+  // scripts/ too: the bundler is there (scripts/bundle-app.mjs, bundle-names.mjs).
+  const sources = ['src', 'libs/mcp/src', 'scripts'].map((dir) => newest(join(root, dir)));
+  if (built > Math.max(...sources)) return;
   const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed');
 }

@@ -45,7 +45,10 @@ describe("the bundle's keepNames wrappers", () => {
           name: 'modules',
           setup(b) {
             b.onResolve({ filter: /^\.\/[ab]\.js$/ }, (args) => ({ path: args.path, namespace: 'modules' }));
-            b.onLoad({ filter: /.*/, namespace: 'modules' }, (args) => ({ contents: MODULES[args.path], loader: 'js' }));
+            b.onLoad({ filter: /.*/, namespace: 'modules' }, (args) => ({
+              contents: MODULES[args.path],
+              loader: 'js',
+            }));
           },
         },
       ],
@@ -104,44 +107,93 @@ describe("the bundle's keepNames wrappers", () => {
     });
     const calls = (text: string) => text.match(/__name\(/g)?.length ?? 0; // the helper is defined as `__name=`
     expect(dropped.dropped).toBeGreaterThanOrEqual(8);
-    expect(calls(dropped.code)).toBe(calls(code) - dropped.dropped);
     expect(calls(dropped.code)).toBe(dropped.kept);
+    expect(dropped.dropped + dropped.literal + dropped.kept).toBe(calls(code));
   });
 
-  it('keeps the wrapper of a renamed function and of a function the language would not name', () => {
+  const HELPER = 'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});';
+
+  /** The `name` of every function the snippet puts in `exports.all`, run in a context of its own. */
+  const namesOf = (code: string): string[] => {
+    const exports: { all?: { name: string }[] } = {};
+    runInNewContext(code, { exports, Object });
+    return exports.all!.map((fn) => fn.name);
+  };
+
+  it('keeps the wrappers whose function the language would not name the same, and their names', () => {
     const code = [
-      'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});',
+      HELPER,
+      // A renamed declaration; a declaration in another list; one assigned again before its name is set.
       'function helper2(){}__name(helper2,"helper");',
-      'var f=()=>__name(()=>1,"inner");',
-      'let header2=__name(n=>n,"header");',
-      'var o={__proto__:__name(function(){},"__proto__"),[k]:__name(()=>0,"k")};',
-      'function g(){__name(h,"h")}function h(){}',
-      'exports.x=__name(()=>0,"x");',
+      'function g(){return __name(h,"h"),h}function h(){}',
+      'function f(){}f=function other(){};__name(f,"f");',
+      // In a switch case: not a statement list of a block.
+      'var s;switch(1){case 1:function sw(){}__name(sw,"sw");s=sw}',
+      // A class (a static `name` would answer otherwise); called, or tagged, where it stands.
+      'var C=__name(class{},"C");',
+      'var t=__name(function(){return typeof this},"t")();',
+      // `__proto__` sets the prototype.
+      'var o={__proto__:__name(function(){},"__proto__")};',
+      'exports.all=[helper2,g(),f,s,C];',
     ].join('');
     const result = dropUnneededNames(code);
-    expect(result).toEqual({ code, dropped: 0, kept: 7 });
+    expect(result).toEqual({ code, dropped: 0, literal: 0, kept: 7 });
+    expect(namesOf(code)).toEqual(['helper', 'h', 'f', 'sw', 'C']);
   });
 
   it('drops the wrappers where the declaration or the binding names the function the same', () => {
     const code = [
-      'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});',
+      HELPER,
       'function f(){return __name(g,"g"),g;function g(){}}__name(f,"f");',
       'var a=__name(()=>0,"a"),o={b:__name(function(){},"b"),"c d":__name(()=>0,"c d"),1:__name(()=>0,"1")};',
       'let e;e=__name(()=>0,"e");',
-      'class C{h=__name(()=>0,"h")}',
+      'class K{h=__name(()=>0,"h")}',
       'var n=__name(()=>{let m=__name(()=>0,"m");return m},"n");',
+      'exports.all=[f,f(),a,o.b,o["c d"],o[1],e,new K().h,n,n()];',
     ].join('');
-    expect(dropUnneededNames(code)).toEqual({
+    const result = dropUnneededNames(code);
+    expect(result).toEqual({
       code: [
-        'var __name=(t,v)=>Object.defineProperty(t,"name",{value:v,configurable:!0});',
+        HELPER,
         'function f(){return g,g;function g(){}}f;',
         'var a=()=>0,o={b:function(){},"c d":()=>0,1:()=>0};',
         'let e;e=()=>0;',
-        'class C{h=()=>0}',
+        'class K{h=()=>0}',
         'var n=()=>{let m=()=>0;return m};',
+        'exports.all=[f,f(),a,o.b,o["c d"],o[1],e,new K().h,n,n()];',
       ].join(''),
       dropped: 10,
+      literal: 0,
       kept: 0,
     });
+    expect(namesOf(result.code)).toEqual(namesOf(code));
+  });
+
+  it('names the other anonymous functions by an object literal, as keepNames named them', () => {
+    const code = [
+      HELPER,
+      'let header2=__name(n=>n,"header");',
+      'var inner=()=>__name(()=>1,"inner");',
+      'var k="key",o={[k]:__name(()=>0,"key")};',
+      'var x;(x)=__name(function(){},"x");',
+      'var list=[__name(async()=>0,"listed")];',
+      'exports.all=[header2,inner(),o.key,x,list[0]];',
+    ].join('');
+    const result = dropUnneededNames(code);
+    expect(result).toEqual({
+      code: [
+        HELPER,
+        'let header2=({"header":n=>n})["header"];',
+        'var inner=()=>({"inner":()=>1})["inner"];',
+        'var k="key",o={[k]:({"key":()=>0})["key"]};',
+        'var x;(x)=({"x":function(){}})["x"];',
+        'var list=[({"listed":async()=>0})["listed"]];',
+        'exports.all=[header2,inner(),o.key,x,list[0]];',
+      ].join(''),
+      dropped: 0,
+      literal: 5,
+      kept: 0,
+    });
+    expect(namesOf(result.code)).toEqual(['header', 'inner', 'key', 'x', 'listed']);
   });
 });
