@@ -7,7 +7,7 @@
 // As a script, `node bench/kadu-bundle.mjs <root> <bundler>` makes the bundle (a child process of
 // the bench, so that esbuild and the parse of the bundle stay out of the load generator's memory).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -35,12 +35,20 @@ function bundle(root) {
     console.log(`${root} has no scripts/bundle-app.mjs: its Kadu app is bundled by ${bundler}`);
   }
   const run = spawnSync(process.execPath, [here, root, bundler], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`bundling ${root}'s Kadu app failed:\n${run.stdout}${run.stderr}`);
+  // The child's last line says what it wrote: a child that bundled nothing must not pass for one that did.
+  const wrote = /^BUNDLED (.*)$/m.exec(run.stdout ?? '');
+  if (run.status !== 0 || !wrote) throw new Error(`bundling ${root}'s Kadu app failed:\n${run.stdout}${run.stderr}`);
+  console.log(`${root}: the bench's Kadu app bundled, ${wrote[1]}`);
   return Promise.resolve(KADU_FIXTURE_BUNDLE);
 }
 
-if (process.argv[1] === here) {
+// Run as a script (its path may come through a symbolic link; `here` never does).
+if (process.argv[1] && realpathSync(process.argv[1]) === here) {
   const [root, bundler] = process.argv.slice(2);
   const { bundleApp } = await import(pathToFileURL(bundler).href);
-  await bundleApp({ entry: join(root, KADU_FIXTURE_COMPILED), outfile: join(root, KADU_FIXTURE_BUNDLE) });
+  const { names } = await bundleApp({
+    entry: join(root, KADU_FIXTURE_COMPILED),
+    outfile: join(root, KADU_FIXTURE_BUNDLE),
+  });
+  console.log(`BUNDLED ${JSON.stringify({ keepNamesWrappers: names })}`);
 }

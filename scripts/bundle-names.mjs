@@ -5,6 +5,7 @@
 // bundle served an MCP call with 1.38× the CPU of the compiled files (bench/RESULTS.md, issue 32,
 // twenty-seventh pass). This pass removes the wrappers that change nothing, and names the other
 // anonymous functions the way the language does, without a call.
+import Module from 'node:module';
 import { Script } from 'node:vm';
 import { parse } from 'acorn';
 
@@ -24,7 +25,8 @@ const HELPER = '__name';
  * an allocation the optimising compiler can remove instead of a defineProperty and a new map for
  * every function made. Everything else is kept: `__name(this, …)` in a class's static block, a
  * class expression (a static `name` member would answer differently), a function that is called
- * or tagged right there (it would get the object as `this`), the key `__proto__`.
+ * or tagged right there (it would get the object as `this`), a call that begins a statement, the
+ * key `__proto__`.
  */
 export function dropUnneededNames(code) {
   const ast = parse(code, {
@@ -37,20 +39,20 @@ export function dropUnneededNames(code) {
   const writes = writesByList(ast);
   const edits = [];
   let dropped = 0;
-  let literal = 0;
+  let literals = 0;
   let kept = 0;
   const ancestors = [];
   const visit = (node) => {
     if (isNameCall(node)) {
-      const [fn, { value }] = node.arguments;
-      const parent = ancestors.at(-1);
+      const [fn, literal] = node.arguments;
+      const { value } = literal;
       if (namesItself(fn, value, ancestors, writes)) {
         edits.push([node.start, fn.start, ''], [fn.end, node.end, '']);
         dropped++;
-      } else if (nameableByLiteral(fn, value, node, parent)) {
-        const key = JSON.stringify(value);
-        edits.push([node.start, fn.start, `({${key}:`], [fn.end, node.end, `})[${key}]`]);
-        literal++;
+      } else if (nameableByLiteral(fn, value, node, ancestors)) {
+        // The name as esbuild wrote it (ASCII, its escapes kept): the bundle stays ASCII.
+        edits.push([node.start, fn.start, `({${literal.raw}:`], [fn.end, node.end, `})[${literal.raw}]`]);
+        literals++;
       } else kept++;
     }
     ancestors.push(node);
@@ -71,9 +73,10 @@ export function dropUnneededNames(code) {
     at = to;
   }
   out += code.slice(at);
-  // Compiled, not run: a cut that joined two tokens would stop the build here rather than the app.
-  new Script(out, { filename: 'bundle-names-check.cjs' });
-  return { code: out, dropped, literal, kept };
+  // Compiled as the loader compiles it (scripts/bundle-loader.cjs), not run: a cut that joined two
+  // tokens would stop the build here rather than the app.
+  new Script(Module.wrap(out), { filename: 'bundle-names-check.cjs' });
+  return { code: out, dropped, literal: literals, kept };
 }
 
 const isNode = (value) => value !== null && typeof value === 'object' && typeof value.type === 'string';
@@ -86,8 +89,13 @@ const isNameCall = (node) =>
   node.arguments[1].type === 'Literal' &&
   typeof node.arguments[1].value === 'string';
 
-const isAnonymousFunction = (fn) =>
-  (fn.type === 'ArrowFunctionExpression' || fn.type === 'FunctionExpression') && !fn.id;
+/** The expression inside any parentheses around it. */
+const unparenthesised = (node) => (node.type === 'ParenthesizedExpression' ? unparenthesised(node.expression) : node);
+
+const isAnonymousFunction = (node) => {
+  const fn = unparenthesised(node);
+  return (fn.type === 'ArrowFunctionExpression' || fn.type === 'FunctionExpression') && !fn.id;
+};
 
 /** Whether `fn` is named `name` without the call: declared so, or named so where it is bound. */
 function namesItself(fn, name, ancestors, writes) {
@@ -142,21 +150,35 @@ function keyName(property) {
   return name === '__proto__' ? undefined : name;
 }
 
-/** Whether `({"name": fn})["name"]` may stand for the call: the same function, named so, and `this` unchanged. */
-function nameableByLiteral(fn, name, call, parent) {
+/**
+ * Whether `({"name": fn})["name"]` may stand for the call: the same function, named so, and
+ * nothing else changed. Not where it is called or tagged (through parentheses too: it would get the
+ * object as `this`), nor where it would begin a statement (after a line without `;`, a `(` would
+ * call what precedes it).
+ */
+function nameableByLiteral(fn, name, call, ancestors) {
   if (!isAnonymousFunction(fn) || name === '__proto__') return false;
-  const calledHere =
-    ((parent.type === 'CallExpression' || parent.type === 'NewExpression') && parent.callee === call) ||
-    (parent.type === 'TaggedTemplateExpression' && parent.tag === call);
-  return !calledHere;
+  let outer = call;
+  let i = ancestors.length - 1;
+  while (i >= 0 && ancestors[i].type === 'ParenthesizedExpression') outer = ancestors[i--];
+  const parent = ancestors[i];
+  if (
+    (parent.type === 'CallExpression' && parent.callee === outer) ||
+    (parent.type === 'TaggedTemplateExpression' && parent.tag === outer)
+  )
+    return false;
+  for (let j = ancestors.length - 1; j >= 0 && ancestors[j].start === call.start; j--)
+    if (ancestors[j].type === 'ExpressionStatement') return false;
+  return true;
 }
 
 /**
  * For each statement list (a block's, a function body's, the program's), the names something in it
- * assigns to (`f = …`, `f++`, `var f = …`, a `for` head, a destructuring target), among the names
- * a `__name(f, "f")` may drop: a declaration so named may not hold its function when its `__name`
- * runs, so its wrapper stays. Inner scopes that declare the name again are not told apart: a write
- * anywhere below the list counts.
+ * assigns to (`f = …`, `f++`, `var f = …`, a `for` head, a destructuring target, a function declared
+ * again in an inner list; every name under a direct `eval`, a `with` or a write to `arguments[…]`),
+ * among the names a `__name(f, "f")` may drop: a declaration so named may not hold its function when
+ * its `__name` runs, so its wrapper stays. Inner scopes that declare the name again are not told
+ * apart: a write anywhere below the list counts.
  */
 function writesByList(ast) {
   const candidates = new Set();
@@ -165,20 +187,29 @@ function writesByList(ast) {
   });
   const writes = new Map();
   const lists = [];
+  const writeAll = (name) => {
+    for (const list of lists) writes.get(list).add(name);
+  };
   const target = (node) => {
     if (!node) return;
     if (node.type === 'Identifier') {
-      if (candidates.has(node.name)) for (const list of lists) writes.get(list).add(node.name);
+      if (candidates.has(node.name)) writeAll(node.name);
     } else if (node.type === 'ParenthesizedExpression') target(node.expression);
     else if (node.type === 'ObjectPattern')
       for (const p of node.properties) target(p.type === 'Property' ? p.value : p);
     else if (node.type === 'ArrayPattern') for (const e of node.elements) target(e);
     else if (node.type === 'RestElement') target(node.argument);
     else if (node.type === 'AssignmentPattern') target(node.left);
+    // In sloppy code `arguments[0] = …` writes the parameter it maps, whatever its name.
+    else if (node.type === 'MemberExpression' && node.object.type === 'Identifier' && node.object.name === 'arguments')
+      for (const name of candidates) writeAll(name);
   };
   walk(
     ast,
     (node) => {
+      // A function declared in an inner list writes the outer lists' name too (sloppy code's Annex B).
+      if (node.type === 'FunctionDeclaration' && candidates.has(node.id.name))
+        for (const list of lists.slice(0, -1)) writes.get(list).add(node.id.name);
       if (Array.isArray(node.body)) {
         lists.push(node);
         writes.set(node, new Set());
@@ -188,6 +219,12 @@ function writesByList(ast) {
       else if (node.type === 'VariableDeclarator' && node.init) target(node.id);
       else if (node.type === 'ForInStatement' || node.type === 'ForOfStatement')
         target(node.left.type === 'VariableDeclaration' ? node.left.declarations[0].id : node.left);
+      // What a direct eval or a `with` writes cannot be read off the text.
+      else if (
+        node.type === 'WithStatement' ||
+        (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'eval')
+      )
+        for (const name of candidates) writeAll(name);
     },
     (node) => {
       if (Array.isArray(node.body)) lists.pop();

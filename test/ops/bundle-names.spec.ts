@@ -11,7 +11,8 @@ describe("the bundle's keepNames wrappers", () => {
   const MODULES: Record<string, string> = {
     './a.js': `export function helper() { return 1 }
       export const a = () => { const inner = () => helper(); return inner };
-      export class Service { handle() { const step = () => 1; return step } }`,
+      export class Service { handle() { const step = () => 1; return step } }
+      export const shared = () => 'a';`,
     './b.js': `export function helper() { return 2 }
       export const b = () => {
         const obj = { get: () => helper(), run: function () {}, 'two words': () => 0 };
@@ -21,15 +22,16 @@ describe("the bundle's keepNames wrappers", () => {
         const header = (name) => name;
         return { obj, x, local, header };
       };
-      export class Service { field = () => 0; static made = class {} }`,
+      export class Service { field = () => 0; static made = class {} }
+      export const sharedB = () => { const shared = () => 'b'; return shared };`,
   };
 
   async function bundled(): Promise<string> {
     const result = await build({
       stdin: {
-        contents: `import { a, helper, Service } from './a.js';
-          import { b, helper as helperB, Service as ServiceB } from './b.js';
-          exports.all = { a, b, helper, helperB, Service, ServiceB };`,
+        contents: `import { a, helper, Service, shared } from './a.js';
+          import { b, helper as helperB, Service as ServiceB, sharedB } from './b.js';
+          exports.all = { a, b, helper, helperB, Service, ServiceB, shared, sharedB };`,
         loader: 'js',
       },
       bundle: true,
@@ -60,7 +62,7 @@ describe("the bundle's keepNames wrappers", () => {
   function names(code: string): Record<string, string> {
     const exports: { all?: any } = {};
     runInNewContext(code, { exports, Object });
-    const { a, b, helper, helperB, Service, ServiceB } = exports.all;
+    const { a, b, helper, helperB, Service, ServiceB, shared, sharedB } = exports.all;
     const made = b();
     return {
       a: a.name,
@@ -79,6 +81,8 @@ describe("the bundle's keepNames wrappers", () => {
       x: made.x.name,
       local: made.local.name,
       header: made.header.name,
+      shared: shared.name,
+      sharedInner: sharedB().name,
     };
   }
 
@@ -104,9 +108,13 @@ describe("the bundle's keepNames wrappers", () => {
       x: 'x',
       local: 'local',
       header: 'header',
+      shared: 'shared',
+      sharedInner: 'shared',
     });
     const calls = (text: string) => text.match(/__name\(/g)?.length ?? 0; // the helper is defined as `__name=`
     expect(dropped.dropped).toBeGreaterThanOrEqual(8);
+    // The closure b.js makes is bound to `shared2` (a.js has `shared`): named by a literal.
+    expect(dropped.literal).toBeGreaterThanOrEqual(1);
     expect(calls(dropped.code)).toBe(dropped.kept);
     expect(dropped.dropped + dropped.literal + dropped.kept).toBe(calls(code));
   });
@@ -132,13 +140,30 @@ describe("the bundle's keepNames wrappers", () => {
       // A class (a static `name` would answer otherwise); called, or tagged, where it stands.
       'var C=__name(class{},"C");',
       'var t=__name(function(){return typeof this},"t")();',
+      // Through parentheses too; an optional call; a tag.
+      'var p=(__name(function(){return typeof this},"p"))();',
+      'var q=__name(function(){return 1},"q")?.();',
+      'var r=__name(function(){return String},"r")`x`;',
+      // Where it would begin a statement.
+      '__name(()=>0,"st");',
       // `__proto__` sets the prototype.
       'var o={__proto__:__name(function(){},"__proto__")};',
+      // A declaration whose name is written again below its list, each way a name is written.
+      'function w1(){}function bump(){w1++}__name(w1,"w1");',
+      'function w2(){}for(w2 of[])0;__name(w2,"w2");',
+      'function w3(){}[w3]=[function(){}];__name(w3,"w3");',
+      'function w4(){}var w4=function x(){};__name(w4,"w4");',
+      'function w5(){}{function w5(){}}__name(w5,"w5");',
+      // A parameter of the same name, where the call stands.
+      'function w6(){}var w6b=(w6)=>__name(w6,"w6");',
       'exports.all=[helper2,g(),f,s,C];',
     ].join('');
     const result = dropUnneededNames(code);
-    expect(result).toEqual({ code, dropped: 0, literal: 0, kept: 7 });
+    expect(result).toEqual({ code, dropped: 0, literal: 0, kept: 17 });
     expect(namesOf(code)).toEqual(['helper', 'h', 'f', 'sw', 'C']);
+    // A direct eval may write any name, in every list around it (here alone: it would keep every wrapper above).
+    const evaluating = `${HELPER}function w7(){}function ev(){eval("")}__name(w7,"w7");`;
+    expect(dropUnneededNames(evaluating)).toEqual({ code: evaluating, dropped: 0, literal: 0, kept: 1 });
   });
 
   it('drops the wrappers where the declaration or the binding names the function the same', () => {
@@ -176,8 +201,9 @@ describe("the bundle's keepNames wrappers", () => {
       'var inner=()=>__name(()=>1,"inner");',
       'var k="key",o={[k]:__name(()=>0,"key")};',
       'var x;(x)=__name(function(){},"x");',
-      'var list=[__name(async()=>0,"listed")];',
-      'exports.all=[header2,inner(),o.key,x,list[0]];',
+      'var list=[__name(async()=>0,"listed"),__name(function*(){},"gen"),__name(async function*(){},"agen")];',
+      'var esc=[__name(()=>0,"\\u00e9t\\u00e9")];',
+      'exports.all=[header2,inner(),o.key,x,list[0],list[1],list[2],esc[0]];',
     ].join('');
     const result = dropUnneededNames(code);
     expect(result).toEqual({
@@ -187,13 +213,16 @@ describe("the bundle's keepNames wrappers", () => {
         'var inner=()=>({"inner":()=>1})["inner"];',
         'var k="key",o={[k]:({"key":()=>0})["key"]};',
         'var x;(x)=({"x":function(){}})["x"];',
-        'var list=[({"listed":async()=>0})["listed"]];',
-        'exports.all=[header2,inner(),o.key,x,list[0]];',
+        'var list=[({"listed":async()=>0})["listed"],({"gen":function*(){}})["gen"],({"agen":async function*(){}})["agen"]];',
+        // The key as esbuild wrote it: the bundle stays ASCII.
+        'var esc=[({"\\u00e9t\\u00e9":()=>0})["\\u00e9t\\u00e9"]];',
+        'exports.all=[header2,inner(),o.key,x,list[0],list[1],list[2],esc[0]];',
       ].join(''),
       dropped: 0,
-      literal: 5,
+      literal: 8,
       kept: 0,
     });
-    expect(namesOf(result.code)).toEqual(['header', 'inner', 'key', 'x', 'listed']);
+    expect(namesOf(result.code)).toEqual(['header', 'inner', 'key', 'x', 'listed', 'gen', 'agen', 'été']);
+    expect(namesOf(result.code)).toEqual(namesOf(code));
   });
 });
