@@ -99,7 +99,7 @@ console.log(
 // 1. REST vs MCP in the Kadu app process, authentication on both doors — telemetry off, as by
 // default. Beside it, the same app with tracing and metrics on (OTLP to a sink in this process,
 // which only drains what it is sent), to measure what telemetry costs per call.
-// The Kadu app as `npm start` runs it: bundled (bench/kadu-bundle.mjs).
+// The Kadu app bundled as `npm start`'s production bundle is (bench/kadu-bundle.mjs).
 const KADU_APP = await kaduFixture(join(here, '..'));
 const dataDir = mkdtempSync(join(tmpdir(), 'kadu-bench-'));
 const kaduEnv = {

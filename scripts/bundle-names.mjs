@@ -15,8 +15,8 @@ const HELPER = '__name';
  * The bundle's code with its `__name` calls made cheaper; every function's and class's `name`
  * stays what keepNames gives it. A call goes when
  * - its function is declared with that same name in the statement list the call stands in
- *   (`function f(){}` … `__name(f, "f")`) and nothing in the bundle assigns a name so spelt: its
- *   name is already "f";
+ *   (`function f(){}` … `__name(f, "f")`) and nothing below that list assigns a name so spelt
+ *   (writesByList): its name is already "f";
  * - its function is an anonymous function or arrow where the language names it (NamedEvaluation,
  *   ECMA-262 §8.4.5) with that same name: `const f = __name(() => …, "f")`, `f = …`, `{ f: … }`
  *   and a class field `f = …` become `const f = () => …` and so on.
