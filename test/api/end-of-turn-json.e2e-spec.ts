@@ -1,0 +1,236 @@
+import 'reflect-metadata';
+import { get } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import {
+  Controller,
+  Get,
+  Header,
+  HttpCode,
+  type INestApplication,
+  Module,
+  Post,
+  Req,
+  StreamableFile,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { StableExpressAdapter } from '@kobana/nest-mcp/express';
+import type { Request, Response } from 'express';
+import { EndOfTurnJsonAdapter } from '../../src/common/end-of-turn-json.adapter.js';
+
+/**
+ * Kadu's adapter sends a REST handler's JSON at the end of the event loop's turn: what a client
+ * receives must be what the module's adapter (Express's res.json) sends, byte for byte but the Date.
+ */
+@Controller()
+class SampleController {
+  @Get('object')
+  object() {
+    return { data: { text: 'olá — ✓', n: 1 } };
+  }
+
+  @Get('array')
+  array() {
+    return [1, 'two', { three: 3 }];
+  }
+
+  @Post('created')
+  @HttpCode(201)
+  created() {
+    return { data: { id: 'abc' } };
+  }
+
+  @Get('text')
+  text() {
+    return 'plain words';
+  }
+
+  @Get('nothing')
+  nothing() {
+    return null;
+  }
+
+  @Get('typed')
+  @Header('Content-Type', 'text/plain')
+  typed() {
+    return { data: 'typed' };
+  }
+
+  @Get('bigint')
+  bigint() {
+    return { n: 1n };
+  }
+
+  @Get('file')
+  file() {
+    return new StreamableFile(Buffer.from('bytes'));
+  }
+
+  @Get('echo/:n')
+  echo(@Req() req: Request) {
+    return { n: req.params.n };
+  }
+
+  @Get('gone')
+  gone(@Req() req: Request) {
+    // The client's connection is gone before the answer is sent.
+    req.socket.destroy();
+    return { data: 'nobody reads this' };
+  }
+}
+
+@Module({ controllers: [SampleController] })
+class SampleModule {}
+
+async function startApp(
+  adapter: StableExpressAdapter,
+  settings: Record<string, unknown> = {},
+  routes: (adapter: StableExpressAdapter) => void = () => {},
+) {
+  const app = await NestFactory.create(SampleModule, adapter, { logger: false });
+  for (const [name, value] of Object.entries(settings)) adapter.getInstance().set(name, value);
+  // Before listen: Nest's routes and its 404 handler are added then, after these.
+  routes(adapter);
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  return { app, url: `http://127.0.0.1:${port}`, port };
+}
+
+interface Seen {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+async function fetchSeen(url: string, init?: RequestInit): Promise<Seen> {
+  const res = await fetch(url, init);
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'date'));
+  return { status: res.status, headers, body: await res.text() };
+}
+
+function httpGet(url: string, headers: Record<string, string>): Promise<Seen> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        const { date: _date, ...rest } = res.headers;
+        resolve({ status: res.statusCode!, headers: rest as Record<string, string>, body });
+      });
+    }).on('error', reject);
+  });
+}
+
+/** Raw HTTP/1.1 on one connection: every request written at once (pipelined), the bytes read until `expected` answers end. */
+function pipelined(port: number, paths: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if ((text.match(/HTTP\/1\.1 /g) ?? []).length === paths.length && text.endsWith('}')) {
+        socket.destroy();
+        resolve(text);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+  });
+}
+
+describe('EndOfTurnJsonAdapter', () => {
+  let apps: INestApplication[] = [];
+  afterEach(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    apps = [];
+  });
+
+  async function both(settings?: Record<string, unknown>) {
+    const deferred = await startApp(new EndOfTurnJsonAdapter(), settings);
+    const plain = await startApp(new StableExpressAdapter(), settings);
+    apps.push(deferred.app, plain.app);
+    return { deferred, plain };
+  }
+
+  it.each([
+    ['GET', '/object'],
+    ['GET', '/array'],
+    ['POST', '/created'],
+    ['GET', '/text'],
+    ['GET', '/nothing'],
+    ['GET', '/typed'],
+    ['GET', '/file'],
+    ['HEAD', '/object'],
+    ['GET', '/bigint'],
+  ])('%s %s answers what the module adapter answers (status, headers, body)', async (method, path) => {
+    const { deferred, plain } = await both();
+    const mine = await fetchSeen(deferred.url + path, { method });
+    const theirs = await fetchSeen(plain.url + path, { method });
+    expect(mine).toEqual(theirs);
+    if (path === '/object' && method === 'GET') {
+      expect(mine.status).toBe(200);
+      expect(mine.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(mine.headers['etag']).toMatch(/^W\/"/);
+      expect(Number(mine.headers['content-length'])).toBe(Buffer.byteLength(mine.body));
+      expect(JSON.parse(mine.body)).toEqual({ data: { text: 'olá — ✓', n: 1 } });
+    }
+    if (path === '/bigint') expect(mine.status).toBe(500);
+  });
+
+  it('sends at the end of the turn: nothing is written when reply returns, the whole answer after', async () => {
+    const adapter = new EndOfTurnJsonAdapter();
+    const seen: { atReturn?: boolean[]; afterTurn?: boolean[] } = {};
+    const { app, url } = await startApp(adapter, {}, () =>
+      adapter.get('/direct', (_req: Request, res: Response) => {
+        adapter.reply(res, { data: 'direct' }, 202);
+        seen.atReturn = [res.headersSent, res.writableEnded];
+        setImmediate(() => (seen.afterTurn = [res.headersSent, res.writableEnded]));
+      }),
+    );
+    apps.push(app);
+    const answer = await fetchSeen(`${url}/direct`);
+    expect(answer.status).toBe(202);
+    expect(answer.body).toBe('{"data":"direct"}');
+    expect(seen).toEqual({ atReturn: [false, false], afterTurn: [true, true] });
+  });
+
+  it('keeps the ETag and its 304 for a client that has the answer already', async () => {
+    const { deferred, plain } = await both();
+    const first = await fetchSeen(`${deferred.url}/object`);
+    // Node's http, not fetch: fetch turns a conditional request into a revalidation (Cache-Control).
+    const conditional = { 'If-None-Match': first.headers['etag']! };
+    const again = await httpGet(`${deferred.url}/object`, conditional);
+    expect(again.status).toBe(304);
+    expect(again.body).toBe('');
+    expect(again).toEqual(await httpGet(`${plain.url}/object`, conditional));
+  });
+
+  it("follows the app's JSON settings as Express does (they take Express's own path)", async () => {
+    const { deferred, plain } = await both({ 'json spaces': 2 });
+    const mine = await fetchSeen(`${deferred.url}/object`);
+    expect(mine).toEqual(await fetchSeen(`${plain.url}/object`));
+    expect(mine.body).toContain('\n  "data"');
+  });
+
+  it('answers pipelined requests on one connection in order, each with its own body', async () => {
+    const { deferred } = await both();
+    const paths = ['/echo/1', '/echo/2', '/echo/3', '/echo/4'];
+    const text = await pipelined(deferred.port, paths);
+    const bodies = [...text.matchAll(/\{"n":"(\d)"\}/g)].map((m) => m[1]);
+    expect(bodies).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('answers 40 connections at once, each its own body', async () => {
+    const { deferred } = await both();
+    const seen = await Promise.all(Array.from({ length: 40 }, (_, i) => fetchSeen(`${deferred.url}/echo/${i % 10}`)));
+    expect(seen.map((s) => JSON.parse(s.body).n)).toEqual(Array.from({ length: 40 }, (_, i) => String(i % 10)));
+  });
+
+  it('drops the answer of a connection gone before the turn ends, and goes on serving', async () => {
+    const { deferred } = await both();
+    await expect(fetch(`${deferred.url}/gone`)).rejects.toThrow();
+    const next = await fetchSeen(`${deferred.url}/object`);
+    expect(next.status).toBe(200);
+  });
+});
