@@ -14,13 +14,16 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { EndOfTurnJsonAdapter } from '../../src/common/end-of-turn-json.adapter.js';
 
 /**
  * Kadu's adapter sends a REST handler's JSON at the end of the event loop's turn: what a client
  * receives must be what the module's adapter (Express's res.json) sends, byte for byte but the Date.
  */
+/** [headersSent, writableEnded] of each `GET /turn` response, read just before the turn's end. */
+const seenAtTurnEnd: boolean[][] = [];
+
 @Controller()
 class SampleController {
   @Get('object')
@@ -65,6 +68,24 @@ class SampleController {
     return new StreamableFile(Buffer.from('bytes'));
   }
 
+  @Get('undefined-json')
+  undefinedJson() {
+    return { toJSON: () => undefined };
+  }
+
+  @Post('no-content')
+  @HttpCode(204)
+  noContent() {
+    return { data: 'dropped by a 204' };
+  }
+
+  @Get('turn')
+  turn(@Req() req: Request) {
+    // Queued before the adapter's own end of turn: what the response is once reply has returned.
+    setImmediate(() => seenAtTurnEnd.push([req.res!.headersSent, req.res!.writableEnded]));
+    return { data: 'turn' };
+  }
+
   @Get('echo/:n')
   echo(@Req() req: Request) {
     return { n: req.params.n };
@@ -81,15 +102,9 @@ class SampleController {
 @Module({ controllers: [SampleController] })
 class SampleModule {}
 
-async function startApp(
-  adapter: StableExpressAdapter,
-  settings: Record<string, unknown> = {},
-  routes: (adapter: StableExpressAdapter) => void = () => {},
-) {
+async function startApp(adapter: StableExpressAdapter, settings: Record<string, unknown> = {}) {
   const app = await NestFactory.create(SampleModule, adapter, { logger: false });
   for (const [name, value] of Object.entries(settings)) adapter.getInstance().set(name, value);
-  // Before listen: Nest's routes and its 404 handler are added then, after these.
-  routes(adapter);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return { app, url: `http://127.0.0.1:${port}`, port };
@@ -146,6 +161,12 @@ describe('EndOfTurnJsonAdapter', () => {
     apps = [];
   });
 
+  async function one() {
+    const deferred = await startApp(new EndOfTurnJsonAdapter());
+    apps.push(deferred.app);
+    return deferred;
+  }
+
   async function both(settings?: Record<string, unknown>) {
     const deferred = await startApp(new EndOfTurnJsonAdapter(), settings);
     const plain = await startApp(new StableExpressAdapter(), settings);
@@ -163,6 +184,8 @@ describe('EndOfTurnJsonAdapter', () => {
     ['GET', '/file'],
     ['HEAD', '/object'],
     ['GET', '/bigint'],
+    ['GET', '/undefined-json'],
+    ['POST', '/no-content'],
   ])('%s %s answers what the module adapter answers (status, headers, body)', async (method, path) => {
     const { deferred, plain } = await both();
     const mine = await fetchSeen(deferred.url + path, { method });
@@ -178,21 +201,24 @@ describe('EndOfTurnJsonAdapter', () => {
     if (path === '/bigint') expect(mine.status).toBe(500);
   });
 
-  it('sends at the end of the turn: nothing is written when reply returns, the whole answer after', async () => {
-    const adapter = new EndOfTurnJsonAdapter();
-    const seen: { atReturn?: boolean[]; afterTurn?: boolean[] } = {};
-    const { app, url } = await startApp(adapter, {}, () =>
-      adapter.get('/direct', (_req: Request, res: Response) => {
-        adapter.reply(res, { data: 'direct' }, 202);
-        seen.atReturn = [res.headersSent, res.writableEnded];
-        setImmediate(() => (seen.afterTurn = [res.headersSent, res.writableEnded]));
-      }),
-    );
-    apps.push(app);
-    const answer = await fetchSeen(`${url}/direct`);
-    expect(answer.status).toBe(202);
-    expect(answer.body).toBe('{"data":"direct"}');
-    expect(seen).toEqual({ atReturn: [false, false], afterTurn: [true, true] });
+  it('commits the head when the handler has returned and ends the answer at the end of the turn', async () => {
+    const { deferred, plain } = await both();
+    seenAtTurnEnd.length = 0;
+    expect((await fetchSeen(`${deferred.url}/turn`)).body).toBe('{"data":"turn"}');
+    expect((await fetchSeen(`${plain.url}/turn`)).body).toBe('{"data":"turn"}');
+    // The module's adapter has ended its answer by then; this one has only committed the head.
+    expect(seenAtTurnEnd).toEqual([
+      [true, false],
+      [true, true],
+    ]);
+  });
+
+  it('answers a request that closes its connection as the module adapter does', async () => {
+    const { deferred, plain } = await both();
+    const close = { Connection: 'close' };
+    const mine = await httpGet(`${deferred.url}/object`, close);
+    expect(mine.headers['connection']).toBe('close');
+    expect(mine).toEqual(await httpGet(`${plain.url}/object`, close));
   });
 
   it('keeps the ETag and its 304 for a client that has the answer already', async () => {
@@ -214,7 +240,7 @@ describe('EndOfTurnJsonAdapter', () => {
   });
 
   it('answers pipelined requests on one connection in order, each with its own body', async () => {
-    const { deferred } = await both();
+    const deferred = await one();
     const paths = ['/echo/1', '/echo/2', '/echo/3', '/echo/4'];
     const text = await pipelined(deferred.port, paths);
     const bodies = [...text.matchAll(/\{"n":"(\d)"\}/g)].map((m) => m[1]);
@@ -222,13 +248,13 @@ describe('EndOfTurnJsonAdapter', () => {
   });
 
   it('answers 40 connections at once, each its own body', async () => {
-    const { deferred } = await both();
+    const deferred = await one();
     const seen = await Promise.all(Array.from({ length: 40 }, (_, i) => fetchSeen(`${deferred.url}/echo/${i % 10}`)));
     expect(seen.map((s) => JSON.parse(s.body).n)).toEqual(Array.from({ length: 40 }, (_, i) => String(i % 10)));
   });
 
-  it('drops the answer of a connection gone before the turn ends, and goes on serving', async () => {
-    const { deferred } = await both();
+  it('gives no answer to a connection closed before the turn ends, and goes on serving', async () => {
+    const deferred = await one();
     await expect(fetch(`${deferred.url}/gone`)).rejects.toThrow();
     const next = await fetchSeen(`${deferred.url}/object`);
     expect(next.status).toBe(200);
