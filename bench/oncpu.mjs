@@ -6,7 +6,7 @@
 // door, every line is the first less the second: `mcp-traced mcp` is what tracing adds, by function.
 //
 // Why beside `--profile`: V8's profiler samples time, not CPU, and put 40.8 % of the REST door's
-// samples in `writev`, where perf found 15 % of its CPU under that call (bench/RESULTS.md, issue 32,
+// samples in `writev`, where perf found 17 % of its CPU under that call (bench/RESULTS.md, issue 32,
 // twenty-eighth pass). Profiles inflate what they watch: read shares and differences, not
 // absolute costs (the same runs' plain CPU per call is printed first).
 import { spawn, spawnSync } from 'node:child_process';

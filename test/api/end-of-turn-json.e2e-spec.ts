@@ -81,7 +81,7 @@ class SampleController {
 
   @Get('turn')
   turn(@Req() req: Request) {
-    // Queued before the adapter's own end of turn: what the response is once reply has returned.
+    // Queued before the adapter's own send: what the response is once Nest's reply has returned.
     setImmediate(() => seenAtTurnEnd.push([req.res!.headersSent, req.res!.writableEnded]));
     return { data: 'turn' };
   }
@@ -201,14 +201,14 @@ describe('EndOfTurnJsonAdapter', () => {
     if (path === '/bigint') expect(mine.status).toBe(500);
   });
 
-  it('commits the head when the handler has returned and ends the answer at the end of the turn', async () => {
+  it('sends the answer at the end of the turn: nothing of it is sent when the handler has returned', async () => {
     const { deferred, plain } = await both();
     seenAtTurnEnd.length = 0;
     expect((await fetchSeen(`${deferred.url}/turn`)).body).toBe('{"data":"turn"}');
     expect((await fetchSeen(`${plain.url}/turn`)).body).toBe('{"data":"turn"}');
-    // The module's adapter has ended its answer by then; this one has only committed the head.
+    // The module's adapter has sent its answer by then; this one has not begun to.
     expect(seenAtTurnEnd).toEqual([
-      [true, false],
+      [false, false],
       [true, true],
     ]);
   });
