@@ -1,5 +1,5 @@
 // node bench/oncpu.mjs [door] [other door] [--top N] — where a call's CPU goes, kernel included:
-// Linux perf samples the Kadu app's process every 250 µs of CPU it uses (the `cpu-clock` software
+// Linux perf samples the Kadu app's process every millisecond of CPU it uses (the `cpu-clock` software
 // event, which machines without hardware counters have too) while autocannon loads one door, and
 // each sample's stack is read back (the fixture runs with --perf-basic-prof-only-functions, whose
 // map names the JIT's code). Doors: mcp (the default), rest, mcp-traced, rest-traced. With a second
@@ -10,24 +10,32 @@
 // twenty-eighth pass). Profiles inflate what they watch: read shares and differences, not
 // absolute costs (the same runs' plain CPU per call is printed first).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ARGS, cannon, cpuMs, here, modern, otlpSink, pinLoadGenerator, restEcho, start } from './helpers.mjs';
 import { kaduFixture } from './kadu-bundle.mjs';
 
 const argv = process.argv.slice(2);
-const TOP = Number(argv.includes('--top') ? argv[argv.indexOf('--top') + 1] : 25);
+const TOP = argv.includes('--top') ? Number(argv[argv.indexOf('--top') + 1]) : 25;
 const DOORS = ['mcp', 'rest', 'mcp-traced', 'rest-traced'];
 const doors = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--top');
 if (doors.length === 0) doors.push('mcp');
 const unknown = doors.find((d) => !DOORS.includes(d));
-if (unknown || doors.length > 2) {
+if (unknown || doors.length > 2 || !(TOP > 0)) {
   console.error(`usage: node bench/oncpu.mjs [door] [other door] [--top N]; doors: ${DOORS.join(', ')}`);
   process.exit(2);
 }
 if (spawnSync('perf', ['--version']).status !== 0) {
   console.error("bench/oncpu.mjs needs Linux perf (Debian's linux-perf)");
+  process.exit(2);
+}
+// Above 1, perf may not sample the kernel (then its row would read 0) unless run as root.
+const paranoid = Number(readFileSync('/proc/sys/kernel/perf_event_paranoid', 'utf8'));
+if (paranoid > 1 && process.getuid?.() !== 0) {
+  console.error(
+    `bench/oncpu.mjs needs the kernel's frames: run it as root, or set kernel.perf_event_paranoid to 1 (it is ${paranoid})`,
+  );
   process.exit(2);
 }
 
@@ -49,17 +57,18 @@ async function profileDoor(door) {
   const traced = door.endsWith('-traced');
   const sink = traced ? await otlpSink() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), 'kadu-oncpu-'));
-  const kadu = await start(door, ['--perf-basic-prof-only-functions', app], {
-    env: {
-      DATA_DIR: dataDir,
-      KADU_RATE_GENERAL: '1000000000/60',
-      KADU_RATE_WRITES: '1000000000/60',
-      KADU_RATE_FAILED_AUTH: '1000000000/60',
-      ...sink?.env,
-    },
-    core: PIN ? 0 : undefined,
-  });
+  let kadu;
   try {
+    kadu = await start(door, ['--perf-basic-prof-only-functions', app], {
+      env: {
+        DATA_DIR: dataDir,
+        KADU_RATE_GENERAL: '1000000000/60',
+        KADU_RATE_WRITES: '1000000000/60',
+        KADU_RATE_FAILED_AUTH: '1000000000/60',
+        ...sink?.env,
+      },
+      core: PIN ? 0 : undefined,
+    });
     const rest = door.startsWith('rest');
     const url = rest ? `${kadu.url}/api/v1/bench/echo` : `${kadu.url}/mcp`;
     const request = rest ? restEcho(kadu.api) : modern('tools/call', { name: 'bench_echo', arguments: ARGS }, kadu.mcp);
@@ -90,10 +99,10 @@ async function profileDoor(door) {
     if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
     return { door, cpuUs, calls: load.requests.total, ...tally(script.stdout) };
   } finally {
-    await kadu.stop();
+    await kadu?.stop();
     await sink?.close();
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(`/tmp/perf-${kadu.child.pid}.map`, { force: true });
+    if (kadu) rmSync(`/tmp/perf-${kadu.child.pid}.map`, { force: true });
   }
 }
 
@@ -136,7 +145,7 @@ function frameOf(line) {
       ? 'JavaScript (JIT)'
       : name.startsWith('Builtins_')
         ? "V8's builtins"
-        : dso.endsWith('/node') || dso.endsWith('/nodejs')
+        : dso.endsWith('/node') || dso.endsWith('/nodejs') || dso.includes('libnode')
           ? "Node's and V8's C++"
           : 'libraries (libc, …)';
   return { name: name === '[unknown]' ? `[unknown in ${dso.split('/').pop()}]` : name, kind };

@@ -15,7 +15,7 @@ import type { Response } from 'express';
  * ends. Until then the head is not committed (`headersSent` is false): an answer another part of
  * the app sends meanwhile wins, and this one is dropped. Committing the head at once, as sendJson
  * does, cost a REST call 1.22 times the CPU of sending it whole at the end of the turn (the same
- * pass). Anything else — no body, a stream, an Error, bytes, a Content-Type already set, the app's
+ * pass). Should Express's send fail then, the API's 500 is written by Node alone. Anything else — no body, a stream, an Error, bytes, a Content-Type already set, the app's
  * JSON settings (`json replacer`, `json spaces`, `json escape`) — takes Nest's reply as before.
  */
 export class EndOfTurnJsonAdapter extends StableExpressAdapter {
@@ -50,8 +50,26 @@ function sendAtTurnEnd(response: Response, text: string | undefined, logger: Log
   try {
     response.send(text);
   } catch (error) {
-    // Outside Nest's handling now (an app's etag function, a 'prefinish' listener): never the process.
+    // Outside Nest's handling now (an app's etag function, a 'prefinish' listener): answered as the
+    // API's exception filter answers a failure, never by stopping the process.
     logger.error(`a REST answer could not be sent: ${(error as Error).message}`);
-    response.destroy();
+    answerFailure(response);
   }
+}
+
+/** api-exception.filter.ts's 500, written by Node alone: Express's send is what failed. */
+function answerFailure(response: Response): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const requestId = String(response.getHeader('Request-Id') ?? '');
+  const body = JSON.stringify({
+    status: 500,
+    errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],
+  });
+  for (const name of ['Content-Length', 'ETag', 'Content-Type']) response.removeHeader(name);
+  response
+    .writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) })
+    .end(body);
 }

@@ -254,9 +254,32 @@ describe('EndOfTurnJsonAdapter', () => {
   });
 
   it('gives no answer to a connection closed before the turn ends, and goes on serving', async () => {
-    const deferred = await one();
+    // Express's etag function runs inside res.send: counted, it tells whether an answer was sent.
+    let sends = 0;
+    const deferred = await startApp(new EndOfTurnJsonAdapter(), { etag: () => `"${++sends}"` });
+    apps.push(deferred.app);
     await expect(fetch(`${deferred.url}/gone`)).rejects.toThrow();
     const next = await fetchSeen(`${deferred.url}/object`);
     expect(next.status).toBe(200);
+    expect(sends).toBe(1);
+  });
+
+  it("answers the API's 500 when Express's send fails at the end of the turn, and goes on serving", async () => {
+    let calls = 0;
+    const etag = () => {
+      if (++calls === 1) throw new Error('an etag function that fails');
+      return '"ok"';
+    };
+    const deferred = await startApp(new EndOfTurnJsonAdapter(), { etag });
+    apps.push(deferred.app);
+    const failed = await fetchSeen(`${deferred.url}/object`);
+    expect(failed.status).toBe(500);
+    expect(failed.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(failed.headers['etag']).toBeUndefined();
+    expect(JSON.parse(failed.body)).toEqual({
+      status: 500,
+      errors: [{ code: 'internal_error', title: 'Internal error', detail: 'Request id ' }],
+    });
+    expect((await fetchSeen(`${deferred.url}/object`)).status).toBe(200);
   });
 });
