@@ -15,8 +15,9 @@ import type { Response } from 'express';
  * ends. Until then the head is not committed (`headersSent` is false): an answer another part of
  * the app sends meanwhile wins, and this one is dropped. Committing the head at once, as sendJson
  * does, cost a REST call 1.22 times the CPU of sending it whole at the end of the turn (the same
- * pass). Should Express's send fail then, the API's 500 is written by Node alone. Anything else — no body, a stream, an Error, bytes, a Content-Type already set, the app's
- * JSON settings (`json replacer`, `json spaces`, `json escape`) — takes Nest's reply as before.
+ * pass). Should Express's send fail then, the API's 500 is written by Node alone. Anything else —
+ * no body, a stream, an Error, bytes, a Content-Type already set, the app's JSON settings (`json
+ * replacer`, `json spaces`, `json escape`) — takes Nest's reply as before.
  */
 export class EndOfTurnJsonAdapter extends StableExpressAdapter {
   private readonly sendLogger = new Logger(EndOfTurnJsonAdapter.name);
