@@ -75,3 +75,11 @@ function isEnvelope(value: unknown): value is ApiErrorBody {
     typeof value === 'object' && value !== null && Array.isArray((value as ApiErrorBody).errors) && 'status' in value
   );
 }
+
+/** The API's answer to a failure of its own: no stack or detail leaks, only the request id the logs carry. */
+export function internalErrorBody(requestId: string): ApiErrorBody {
+  return {
+    status: 500,
+    errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],
+  };
+}

@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { describeError, getHeldHeader, StoreUnavailable } from '@kobana/nest-mcp';
-import { ApiError, apiErrorBody } from './api-error.js';
+import { ApiError, apiErrorBody, internalErrorBody } from './api-error.js';
 
 /** Every error of the app outside the MCP endpoint, in the API's envelope; no stack or detail of a 500 leaks. */
 @Catch()
@@ -38,9 +38,6 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     const requestId = String(getHeldHeader(res, 'Request-Id') ?? '');
     this.logger.error(`request ${requestId} failed: ${describeError(exception)}`);
-    res.status(500).json({
-      status: 500,
-      errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],
-    });
+    res.status(500).json(internalErrorBody(requestId));
   }
 }

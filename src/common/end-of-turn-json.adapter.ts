@@ -1,6 +1,7 @@
 import { Logger, StreamableFile } from '@nestjs/common';
 import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import type { Response } from 'express';
+import { internalErrorBody } from './api-error.js';
 
 /**
  * The module's Express adapter, with the JSON answers of the app's own routes (Nest's `reply`: what
@@ -58,17 +59,14 @@ function sendAtTurnEnd(response: Response, text: string | undefined, logger: Log
   }
 }
 
-/** api-exception.filter.ts's 500, written by Node alone: Express's send is what failed. */
+/** The API's 500, as its exception filter answers it, written by Node alone (Express's send failed). */
 function answerFailure(response: Response): void {
   if (response.headersSent) {
     response.destroy();
     return;
   }
   const requestId = String(response.getHeader('Request-Id') ?? '');
-  const body = JSON.stringify({
-    status: 500,
-    errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],
-  });
+  const body = JSON.stringify(internalErrorBody(requestId));
   for (const name of ['Content-Length', 'ETag', 'Content-Type']) response.removeHeader(name);
   response
     .writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) })
