@@ -1,8 +1,9 @@
 import type { DynamicModule, INestApplication, LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { StableExpressAdapter } from '@kobana/nest-mcp/express';
 import { AppModule } from './app.module.js';
-import { EndOfTurnJsonAdapter } from './common/end-of-turn-json.adapter.js';
+import { failedReplyBody } from './common/api-error.js';
 import { applyServerTimeouts, configureHttp, type HttpObservability } from './common/http-setup.js';
 import { KaduValidationPipe } from './common/validation.js';
 import { type AppConfig } from './config/app-config.js';
@@ -19,10 +20,11 @@ export async function createKaduApp(
   observability: HttpObservability = {},
 ): Promise<INestApplication> {
   // Express with its prototypes set at construction (a third of the CPU of every request, both
-  // doors), and the REST answers sent at the end of the event loop's turn.
+  // doors), and the REST answers sent at the end of the event loop's turn (about half the CPU of a
+  // REST call: bench/RESULTS.md, issue 32, twenty-eighth pass).
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config, extraImports),
-    new EndOfTurnJsonAdapter(),
+    new StableExpressAdapter(undefined, { jsonRepliesAtTurnEnd: true, failedReplyBody }),
     {
       bodyParser: false,
       logger,

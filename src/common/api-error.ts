@@ -1,4 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import type { Response } from 'express';
+import { getHeldHeader } from '@kobana/nest-mcp';
 
 export interface ApiErrorItem {
   code: string;
@@ -82,4 +84,9 @@ export function internalErrorBody(requestId: string): ApiErrorBody {
     status: 500,
     errors: [{ code: 'internal_error', title: 'Internal error', detail: `Request id ${requestId}` }],
   };
+}
+
+/** The same answer when a REST reply fails as it is sent, at the end of the turn (the adapter's `failedReplyBody`). */
+export function failedReplyBody(response: Response): ApiErrorBody {
+  return internalErrorBody(String(getHeldHeader(response, 'Request-Id') ?? ''));
 }

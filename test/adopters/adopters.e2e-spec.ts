@@ -382,6 +382,27 @@ describe.each(NOTES_BUILDS)('the notes app (own API-key guard, @CurrentUser()), 
     }
   });
 
+  it("its REST replies, sent at the end of the turn (jsonRepliesAtTurnEnd), keep Express's headers, ETag, 304 and HEAD", async () => {
+    const origin = endpoint().origin;
+    const created = await request(origin).post('/notes').set('X-Api-Key', 'ana-key').send({ text: 'ETag me' });
+    expect(created.status).toBe(201);
+    const list = await request(origin).get('/notes').set('X-Api-Key', 'ana-key');
+    expect(list.status).toBe(200);
+    expect(list.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(list.headers['x-powered-by']).toBe('Express');
+    expect(Number(list.headers['content-length'])).toBe(Buffer.byteLength(list.text));
+    expect(list.body).toContainEqual(created.body);
+    const etag = list.headers['etag'] as string;
+    expect(etag).toMatch(/^W\/"/);
+    const again = await request(origin).get('/notes').set({ 'X-Api-Key': 'ana-key', 'If-None-Match': etag });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    const head = await request(origin).head('/notes').set('X-Api-Key', 'ana-key');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe(list.headers['content-length']);
+    expect(head.text).toBeUndefined();
+  });
+
   it("a request without a key is the guard's 401, before any MCP method", async () => {
     const res = await request(endpoint().origin)
       .post('/mcp')

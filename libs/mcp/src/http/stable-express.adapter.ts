@@ -9,12 +9,28 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Express } from 'express';
+import type { Express, Response } from 'express';
+import { type FailedReplyBody, replyAtTurnEnd } from './turn-end-reply.js';
+
+/** What `StableExpressAdapter` does beyond building its objects (libs/mcp/docs/module-options.md). */
+export interface StableExpressAdapterOptions {
+  /**
+   * Send the JSON object or array a route handler returns at the end of the event loop's turn
+   * (turn-end-reply.ts), as the MCP endpoint sends its answers. Off unless set.
+   */
+  readonly jsonRepliesAtTurnEnd?: boolean;
+  /**
+   * The body of the 500 answered when Express's send fails at the end of the turn (an `etag`
+   * function or a `'prefinish'` listener that throws); Nest's `{ statusCode, message }` unless set.
+   */
+  readonly failedReplyBody?: FailedReplyBody;
+}
 
 /**
  * Nest's Express adapter, with two changes: its server builds each request and response with
  * Express's prototypes (`app.request`, `app.response`) already in place, and a request keeps the
- * headers object Node builds on the first read of `req.headers` (requestWithKeptHeaders).
+ * headers object Node builds on the first read of `req.headers` (requestWithKeptHeaders). A third
+ * is asked for: `jsonRepliesAtTurnEnd` (turn-end-reply.ts).
  *
  * Express re-parents every request and response (`Object.setPrototypeOf`: in `app.handle` in
  * Express 5, in its `expressInit` middleware in Express 4).
@@ -28,8 +44,18 @@ import type { Express } from 'express';
  * each object for the properties Node's constructor adds.
  */
 export class StableExpressAdapter extends ExpressAdapter {
-  constructor(instance?: Express) {
+  private readonly jsonRepliesAtTurnEnd: boolean;
+  private readonly failedReplyBody: FailedReplyBody | undefined;
+
+  constructor(instance?: Express, options: StableExpressAdapterOptions = {}) {
     super(instance);
+    this.jsonRepliesAtTurnEnd = options.jsonRepliesAtTurnEnd === true;
+    this.failedReplyBody = options.failedReplyBody;
+  }
+
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (this.jsonRepliesAtTurnEnd && replyAtTurnEnd(response, body, statusCode, this.failedReplyBody)) return response;
+    return super.reply(response, body, statusCode);
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

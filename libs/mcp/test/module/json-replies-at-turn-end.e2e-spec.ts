@@ -13,14 +13,17 @@ import {
   StreamableFile,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { StableExpressAdapter } from '@kobana/nest-mcp/express';
+import { type FailedReplyBody, StableExpressAdapter } from '@kobana/nest-mcp/express';
 import type { Request } from 'express';
-import { EndOfTurnJsonAdapter } from '../../src/common/end-of-turn-json.adapter.js';
 
 /**
- * Kadu's adapter sends a REST handler's JSON at the end of the event loop's turn: what a client
- * receives must be what the module's adapter (Express's res.json) sends, byte for byte but the Date.
+ * `StableExpressAdapter` with `jsonRepliesAtTurnEnd` sends a route handler's JSON at the end of the
+ * event loop's turn (src/http/turn-end-reply.ts): what a client receives must be what the adapter
+ * without it (Express's res.json) sends, byte for byte but the Date.
  */
+const atTurnEnd = (failedReplyBody?: FailedReplyBody) =>
+  new StableExpressAdapter(undefined, { jsonRepliesAtTurnEnd: true, failedReplyBody });
+
 /** [headersSent, writableEnded] of each `GET /turn` response, read just before the turn's end. */
 const seenAtTurnEnd: boolean[][] = [];
 
@@ -84,6 +87,12 @@ class SampleController {
     // Queued before the adapter's own send: what the response is once Nest's reply has returned.
     setImmediate(() => seenAtTurnEnd.push([req.res!.headersSent, req.res!.writableEnded]));
     return { data: 'turn' };
+  }
+
+  @Get('traced')
+  @Header('X-Trace', 'trace-7')
+  traced() {
+    return { data: 'traced' };
   }
 
   @Get('echo/:n')
@@ -154,7 +163,7 @@ function pipelined(port: number, paths: string[]): Promise<string> {
   });
 }
 
-describe('EndOfTurnJsonAdapter', () => {
+describe('StableExpressAdapter with jsonRepliesAtTurnEnd', () => {
   let apps: INestApplication[] = [];
   afterEach(async () => {
     await Promise.all(apps.map((app) => app.close()));
@@ -162,13 +171,13 @@ describe('EndOfTurnJsonAdapter', () => {
   });
 
   async function one() {
-    const deferred = await startApp(new EndOfTurnJsonAdapter());
+    const deferred = await startApp(atTurnEnd());
     apps.push(deferred.app);
     return deferred;
   }
 
   async function both(settings?: Record<string, unknown>) {
-    const deferred = await startApp(new EndOfTurnJsonAdapter(), settings);
+    const deferred = await startApp(atTurnEnd(), settings);
     const plain = await startApp(new StableExpressAdapter(), settings);
     apps.push(deferred.app, plain.app);
     return { deferred, plain };
@@ -256,7 +265,7 @@ describe('EndOfTurnJsonAdapter', () => {
   it('gives no answer to a connection closed before the turn ends, and goes on serving', async () => {
     // Express's etag function runs inside res.send: counted, it tells whether an answer was sent.
     let sends = 0;
-    const deferred = await startApp(new EndOfTurnJsonAdapter(), { etag: () => `"${++sends}"` });
+    const deferred = await startApp(atTurnEnd(), { etag: () => `"${++sends}"` });
     apps.push(deferred.app);
     await expect(fetch(`${deferred.url}/gone`)).rejects.toThrow();
     const next = await fetchSeen(`${deferred.url}/object`);
@@ -264,22 +273,58 @@ describe('EndOfTurnJsonAdapter', () => {
     expect(sends).toBe(1);
   });
 
-  it("answers the API's 500 when Express's send fails at the end of the turn, and goes on serving", async () => {
+  /** An `etag` function that throws on the first send only: Express's send fails once, then works. */
+  function failingOnce() {
     let calls = 0;
-    const etag = () => {
+    return () => {
       if (++calls === 1) throw new Error('an etag function that fails');
       return '"ok"';
     };
-    const deferred = await startApp(new EndOfTurnJsonAdapter(), { etag });
+  }
+
+  it("answers Nest's 500 when Express's send fails at the end of the turn, and goes on serving", async () => {
+    const deferred = await startApp(atTurnEnd(), { etag: failingOnce() });
     apps.push(deferred.app);
     const failed = await fetchSeen(`${deferred.url}/object`);
     expect(failed.status).toBe(500);
     expect(failed.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(failed.headers['etag']).toBeUndefined();
-    expect(JSON.parse(failed.body)).toEqual({
-      status: 500,
-      errors: [{ code: 'internal_error', title: 'Internal error', detail: 'Request id ' }],
-    });
+    expect(Number(failed.headers['content-length'])).toBe(Buffer.byteLength(failed.body));
+    expect(JSON.parse(failed.body)).toEqual({ statusCode: 500, message: 'Internal server error' });
     expect((await fetchSeen(`${deferred.url}/object`)).status).toBe(200);
+  });
+
+  it("answers the app's failedReplyBody then, made from the response", async () => {
+    const deferred = await startApp(
+      atTurnEnd((response) => ({ error: 'internal', id: response.getHeader('X-Trace') })),
+      { etag: failingOnce() },
+    );
+    apps.push(deferred.app);
+    const failed = await fetchSeen(`${deferred.url}/traced`);
+    expect(failed.status).toBe(500);
+    expect(JSON.parse(failed.body)).toEqual({ error: 'internal', id: 'trace-7' });
+    expect(failed.headers['x-trace']).toBe('trace-7');
+  });
+
+  it("answers Nest's 500 when the app's failedReplyBody throws too", async () => {
+    const deferred = await startApp(
+      atTurnEnd(() => {
+        throw new Error('a body that cannot be made');
+      }),
+      { etag: failingOnce() },
+    );
+    apps.push(deferred.app);
+    const failed = await fetchSeen(`${deferred.url}/object`);
+    expect(failed.status).toBe(500);
+    expect(JSON.parse(failed.body)).toEqual({ statusCode: 500, message: 'Internal server error' });
+    expect((await fetchSeen(`${deferred.url}/object`)).status).toBe(200);
+  });
+
+  it('is off unless asked for: the adapter alone sends a JSON reply within the turn', async () => {
+    const plain = await startApp(new StableExpressAdapter(undefined, {}));
+    apps.push(plain.app);
+    seenAtTurnEnd.length = 0;
+    expect((await fetchSeen(`${plain.url}/turn`)).body).toBe('{"data":"turn"}');
+    expect(seenAtTurnEnd).toEqual([[true, true]]);
   });
 });
