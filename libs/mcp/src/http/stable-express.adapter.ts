@@ -15,13 +15,14 @@ import { type FailedReplyBody, replyAtTurnEnd } from './turn-end-reply.js';
 /** What `StableExpressAdapter` does beyond building its objects (libs/mcp/docs/module-options.md). */
 export interface StableExpressAdapterOptions {
   /**
-   * Send the JSON object or array a route handler returns at the end of the event loop's turn
-   * (turn-end-reply.ts), as the MCP endpoint sends its answers. Off unless set.
+   * Send the JSON objects and arrays Nest replies with (what a route handler returns, the bodies of
+   * Nest's exception filter) at the end of the event loop's turn (turn-end-reply.ts), as the MCP
+   * endpoint sends its answers. Off unless set.
    */
   readonly jsonRepliesAtTurnEnd?: boolean;
   /**
-   * The body of the 500 answered when Express's send fails at the end of the turn (an `etag`
-   * function or a `'prefinish'` listener that throws); Nest's `{ statusCode, message }` unless set.
+   * The body of the 500 answered when Express's send fails then, before the head is written (an
+   * app's `etag` function that throws); Nest's `{ statusCode, message }` unless set.
    */
   readonly failedReplyBody?: FailedReplyBody;
 }
@@ -53,8 +54,11 @@ export class StableExpressAdapter extends ExpressAdapter {
     this.failedReplyBody = options.failedReplyBody;
   }
 
-  override reply(response: Response, body: unknown, statusCode?: number): unknown {
-    if (this.jsonRepliesAtTurnEnd && replyAtTurnEnd(response, body, statusCode, this.failedReplyBody)) return response;
+  // The base class's signature, as Nest 10 to 12 declare it, so that code holding this adapter calls it as it would Nest's.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override reply(response: any, body: any, statusCode?: number): any {
+    if (this.jsonRepliesAtTurnEnd && replyAtTurnEnd(response as Response, body, statusCode, this.failedReplyBody))
+      return response;
     return super.reply(response, body, statusCode);
   }
 

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { get } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import {
+  BadRequestException,
   Controller,
   Get,
   Header,
@@ -59,6 +60,31 @@ class SampleController {
   @Header('Content-Type', 'text/plain')
   typed() {
     return { data: 'typed' };
+  }
+
+  @Get('refused')
+  refused() {
+    // Nest's exception filter replies through the adapter too.
+    throw new BadRequestException('not like this');
+  }
+
+  @Get('error-body')
+  errorBody() {
+    return new Error('an Error as a body');
+  }
+
+  @Get('prefinish')
+  prefinish(@Req() req: Request) {
+    // Node emits 'prefinish' inside end(), once the answer's bytes are written.
+    req.res!.once('prefinish', () => {
+      throw new Error('a prefinish listener that fails');
+    });
+    return { data: 'prefinish' };
+  }
+
+  @Get('escaped')
+  escaped() {
+    return { html: '<b>&</b>', n: 2 };
   }
 
   @Get('bigint')
@@ -145,6 +171,35 @@ function httpGet(url: string, headers: Record<string, string>): Promise<Seen> {
   });
 }
 
+/**
+ * Raw HTTP/1.1 on one connection, one request after the other's answer: each answer's status line
+ * and body; fails if the server closes the connection before the last answer.
+ */
+function oneAfterAnother(port: number, paths: string[]): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const answers: string[] = [];
+    let text = '';
+    const ask = () => socket.write(`GET ${paths[answers.length]} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    socket.setEncoding('utf8');
+    socket.on('connect', ask);
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const head = text.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(text)?.[1];
+      if (head < 0 || length === undefined || text.length < head + 4 + Number(length)) return;
+      answers.push(`${text.slice(0, text.indexOf('\r\n'))} ${text.slice(head + 4, head + 4 + Number(length))}`);
+      text = text.slice(head + 4 + Number(length));
+      if (answers.length === paths.length) {
+        socket.destroy();
+        resolve(answers);
+      } else ask();
+    });
+    socket.on('close', () => reject(new Error(`the connection closed after ${answers.length} answers`)));
+    socket.on('error', reject);
+  });
+}
+
 /** Raw HTTP/1.1 on one connection: every request written at once (pipelined), the bytes read until `expected` answers end. */
 function pipelined(port: number, paths: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -195,6 +250,9 @@ describe('StableExpressAdapter with jsonRepliesAtTurnEnd', () => {
     ['GET', '/bigint'],
     ['GET', '/undefined-json'],
     ['POST', '/no-content'],
+    ['GET', '/refused'],
+    ['GET', '/no-such-route'],
+    ['GET', '/error-body'],
   ])('%s %s answers what the module adapter answers (status, headers, body)', async (method, path) => {
     const { deferred, plain } = await both();
     const mine = await fetchSeen(deferred.url + path, { method });
@@ -246,6 +304,29 @@ describe('StableExpressAdapter with jsonRepliesAtTurnEnd', () => {
     const mine = await fetchSeen(`${deferred.url}/object`);
     expect(mine).toEqual(await fetchSeen(`${plain.url}/object`));
     expect(mine.body).toContain('\n  "data"');
+  });
+
+  it.each([
+    ['json escape', true, '{"html":"\\u003cb\\u003e\\u0026\\u003c/b\\u003e","n":2}'],
+    ['json replacer', (key: string, value: unknown) => (key === 'n' ? undefined : value), '{"html":"<b>&</b>"}'],
+  ])("follows the app's %s as Express does", async (setting, value, body) => {
+    const { deferred, plain } = await both({ [setting]: value });
+    const mine = await fetchSeen(`${deferred.url}/escaped`);
+    expect(mine).toEqual(await fetchSeen(`${plain.url}/escaped`));
+    expect(mine.body).toBe(body);
+  });
+
+  it("keeps an answer whose 'prefinish' listener throws once it is written, as the adapter without it does, and goes on serving", async () => {
+    const { deferred, plain } = await both();
+    const mine = await fetchSeen(`${deferred.url}/prefinish`);
+    expect(mine.status).toBe(200);
+    expect(mine.body).toBe('{"data":"prefinish"}');
+    expect(mine).toEqual(await fetchSeen(`${plain.url}/prefinish`));
+    // The connection stays open for the next request, as after any answer.
+    expect(await oneAfterAnother(deferred.port, ['/prefinish', '/echo/2'])).toEqual([
+      'HTTP/1.1 200 OK {"data":"prefinish"}',
+      'HTTP/1.1 200 OK {"n":"2"}',
+    ]);
   });
 
   it('answers pipelined requests on one connection in order, each with its own body', async () => {
@@ -306,13 +387,16 @@ describe('StableExpressAdapter with jsonRepliesAtTurnEnd', () => {
     expect(failed.headers['x-trace']).toBe('trace-7');
   });
 
-  it("answers Nest's 500 when the app's failedReplyBody throws too", async () => {
-    const deferred = await startApp(
-      atTurnEnd(() => {
+  it.each([
+    [
+      'throws',
+      () => {
         throw new Error('a body that cannot be made');
-      }),
-      { etag: failingOnce() },
-    );
+      },
+    ],
+    ['gives nothing JSON can hold', () => undefined as unknown as object],
+  ])("answers Nest's 500 when the app's failedReplyBody %s, and goes on serving", async (_, failedReplyBody) => {
+    const deferred = await startApp(atTurnEnd(failedReplyBody), { etag: failingOnce() });
     apps.push(deferred.app);
     const failed = await fetchSeen(`${deferred.url}/object`);
     expect(failed.status).toBe(500);
