@@ -62,6 +62,10 @@ const measurements = {};
 async function measureGroup(targets) {
   for (const t of targets)
     for (const duration of warmupRuns(t.warmup ?? CFG.warmup)) await cannon(t.url, t.request, { duration });
+  // One round in the rounds' order, not counted: after the others' warm-ups a server has waited
+  // up to ~90 s, against ~25 s before every later round, and its first round read apart from the
+  // rest (bench/RESULTS.md, issue 32, thirtieth pass).
+  for (const t of targets) await cannon(t.url, t.request, { duration: CFG.duration });
   const rounds = new Map(targets.map((t) => [t.name, []]));
   for (let i = 0; i < CFG.rounds; i++) {
     for (const t of targets) {
@@ -88,7 +92,7 @@ async function measureGroup(targets) {
 }
 
 console.log(
-  `bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up (the traced doors ${TRACED_WARMUP} s; in three runs), ${CFG.connections} connections; node ${process.version}`,
+  `bench: ${QUICK ? 'quick' : 'full'} — ${CFG.rounds} interleaved rounds × ${CFG.duration} s after a ${CFG.warmup} s warm-up (the traced doors ${TRACED_WARMUP} s; in three runs) and one round not counted, ${CFG.connections} connections; node ${process.version}`,
 );
 console.log(
   PIN
