@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.mts';
+import base, { sharedTest } from './vitest.config.mts';
 
 /**
  * The adopter apps (test/adopters): the packed tarball installed from the npm registry into
@@ -10,7 +10,7 @@ import base from './vitest.config.mts';
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...sharedTest,
     include: ['test/adopters/*.e2e-spec.ts'],
     exclude: ['**/node_modules/**'],
     // No file here starts an in-process app: no embedded database template to make.

@@ -1,30 +1,82 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
+/**
+ * Files that need module state of their own: a fresh module graph each, as Vitest gives by
+ * default. Everything else shares one graph per worker (`isolate: false`): the main pass took
+ * 139 s against 210 with every file isolated (bench/RESULTS.md, issue 32, thirtieth pass;
+ * docs/contributors/testing.md says when a new file belongs here).
+ */
+const ISOLATED = [
+  // vi.mock of a Node module: a shared graph keeps the real one, or keeps the mock for later files.
+  'src/db/pglite-data-dir.spec.ts',
+  'src/db/pglite-database.spec.ts',
+  // Asserts class-validator's storage as the library leaves it; Kadu's validation memo adds to it.
+  'libs/mcp/src/validation/remembered-metadata.spec.ts',
+  // Installs OpenTelemetry's global providers, which the app's module-level tracers and meters
+  // bind to on first use: it must be the first and only app of its graph.
+  'test/ops/telemetry.e2e-spec.ts',
+  // Replaces sdk-metrics' attribute hash in place, for the rest of the graph.
+  'src/telemetry/attribute-hash-memo.spec.ts',
+  // `--allow-natives-syntax` for the rest of the process, and V8's object shapes as it finds them.
+  'libs/mcp/test/module/stable-express-adapter.e2e-spec.ts',
+];
+
+/** What the main pass, the replica suite and the adopter pass share. */
+export const sharedTest = {
+  globals: true,
+  // The multi-replica suite runs separately (vitest.replicas.config.mts, in the distributed pass),
+  // and so do the adopter apps (vitest.adopters.config.mts): their installs and builds would
+  // compete for the CPU with every other file.
+  exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/adopters/**'],
+  // One embedded database created and migrated for the whole run, copied by each fresh app.
+  globalSetup: ['test/support/db-template.global-setup.ts'],
+  // Vitest's default is one worker per core less one: a single worker on the 2-core CI machine.
+  // Most files wait on sockets, child processes and Chromium rather than compute, so two workers
+  // there took the first pass from 356 s to 204 s (126 files, all green; docs/contributors/testing.md).
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  testTimeout: 20000,
+  hookTimeout: 30000,
+};
+
+const LIBRARY = ['libs/**/*.spec.ts', 'libs/**/*.e2e-spec.ts'];
+const APP = [
+  'src/**/*.spec.ts',
+  'test/**/*.spec.ts',
+  'test/**/*.e2e-spec.ts',
+  // The repository's own ESLint rules (eslint-rules/, issue 34).
+  'eslint-rules/**/*.spec.mjs',
+];
+
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
-    globals: true,
-    include: [
-      'libs/**/*.spec.ts',
-      'libs/**/*.e2e-spec.ts',
-      'src/**/*.spec.ts',
-      'test/**/*.spec.ts',
-      'test/**/*.e2e-spec.ts',
-      // The repository's own ESLint rules (eslint-rules/, issue 34).
-      'eslint-rules/**/*.spec.mjs',
+    ...sharedTest,
+    projects: [
+      { resolve: { tsconfigPaths: true }, test: { ...sharedTest, name: 'isolated', include: ISOLATED } },
+      // The library's files in graphs of their own, without Kadu's: they prove what an adopter gets.
+      {
+        resolve: { tsconfigPaths: true },
+        test: {
+          ...sharedTest,
+          name: 'library',
+          include: LIBRARY,
+          exclude: [...sharedTest.exclude, ...ISOLATED],
+          // The library never starts Kadu: no embedded database template to make.
+          globalSetup: [],
+          isolate: false,
+        },
+      },
+      {
+        resolve: { tsconfigPaths: true },
+        test: {
+          ...sharedTest,
+          name: 'app',
+          include: APP,
+          exclude: [...sharedTest.exclude, ...ISOLATED],
+          isolate: false,
+        },
+      },
     ],
-    // The multi-replica suite runs separately (vitest.replicas.config.mts, in the distributed pass),
-    // and so do the adopter apps (vitest.adopters.config.mts): their installs and builds would
-    // compete for the CPU with every other file.
-    exclude: [...configDefaults.exclude, 'test/replicas/**', 'test/adopters/**'],
-    // One embedded database created and migrated for the whole run, copied by each fresh app.
-    globalSetup: ['test/support/db-template.global-setup.ts'],
-    // Vitest's default is one worker per core less one: a single worker on the 2-core CI machine.
-    // Most files wait on sockets, child processes and Chromium rather than compute, so two workers
-    // there took the first pass from 356 s to 204 s (126 files, all green; docs/contributors/testing.md).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
-    testTimeout: 20000,
-    hookTimeout: 30000,
   },
 });

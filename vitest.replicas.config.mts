@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.mts';
+import base, { sharedTest } from './vitest.config.mts';
 
 /**
  * The multi-replica suite: app processes from the built dist/, a balancer, PostgreSQL, Redis and
@@ -9,7 +9,7 @@ import base from './vitest.config.mts';
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...sharedTest,
     include: ['test/replicas/**/*.e2e-spec.ts'],
     exclude: ['**/node_modules/**'],
     // No file here starts an in-process app: no embedded database template to make.

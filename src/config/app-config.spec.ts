@@ -66,10 +66,14 @@ describe('KaduConfigModule', () => {
   });
 
   it("a slice's own factory, as registerAs made it, reads process.env and refuses a malformed value", () => {
-    vi.stubEnv('KADU_DEPENDENCY_TIMEOUT_MS', '250');
-    expect(databaseConfig().dependencyTimeoutMs).toBe(250);
-    vi.stubEnv('KADU_DEPENDENCY_TIMEOUT_MS', '0');
-    expect(() => databaseConfig()).toThrow(ConfigError);
-    vi.unstubAllEnvs();
+    // Unstubbed even when an assertion fails: later files share this process (vitest.config.mts).
+    try {
+      vi.stubEnv('KADU_DEPENDENCY_TIMEOUT_MS', '250');
+      expect(databaseConfig().dependencyTimeoutMs).toBe(250);
+      vi.stubEnv('KADU_DEPENDENCY_TIMEOUT_MS', '0');
+      expect(() => databaseConfig()).toThrow(ConfigError);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
