@@ -4,14 +4,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /**
  * Files that need module state of their own: a fresh module graph each, as Vitest gives by
  * default. Everything else shares one graph per worker (`isolate: false`): the main pass took
- * 139 s against 210 with every file isolated (bench/RESULTS.md, issue 32, thirtieth pass;
- * docs/contributors/testing.md says when a new file belongs here).
+ * 139 s against 210 with every file isolated (bench/RESULTS.md, the thirtieth pass's section on
+ * the test run; docs/contributors/testing.md says when a new file belongs here).
  */
 const ISOLATED = [
   // vi.mock of a Node module: a shared graph keeps the real one, or keeps the mock for later files.
   'src/db/pglite-data-dir.spec.ts',
   'src/db/pglite-database.spec.ts',
-  // Asserts class-validator's storage as the library leaves it; Kadu's validation memo adds to it.
+  // Asserts class-validator's storage as the library leaves it: Kadu's validation memo adds to it,
+  // and so may a library file to come (the library's graph never loads Kadu's: kept apart anyway).
   'libs/mcp/src/validation/remembered-metadata.spec.ts',
   // Installs OpenTelemetry's global providers, which the app's module-level tracers and meters
   // bind to on first use: it must be the first and only app of its graph.
@@ -48,29 +49,33 @@ const APP = [
   'eslint-rules/**/*.spec.mjs',
 ];
 
+/**
+ * The root's global setup runs once for the whole run and every project reads what it provides
+ * (Vitest's `getProvidedContext`): a project that named it too would make the template again.
+ */
+const project = { ...sharedTest, globalSetup: [] };
+
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     ...sharedTest,
     projects: [
-      { resolve: { tsconfigPaths: true }, test: { ...sharedTest, name: 'isolated', include: ISOLATED } },
+      { resolve: { tsconfigPaths: true }, test: { ...project, name: 'isolated', include: ISOLATED } },
       // The library's files in graphs of their own, without Kadu's: they prove what an adopter gets.
       {
         resolve: { tsconfigPaths: true },
         test: {
-          ...sharedTest,
+          ...project,
           name: 'library',
           include: LIBRARY,
           exclude: [...sharedTest.exclude, ...ISOLATED],
-          // The library never starts Kadu: no embedded database template to make.
-          globalSetup: [],
           isolate: false,
         },
       },
       {
         resolve: { tsconfigPaths: true },
         test: {
-          ...sharedTest,
+          ...project,
           name: 'app',
           include: APP,
           exclude: [...sharedTest.exclude, ...ISOLATED],

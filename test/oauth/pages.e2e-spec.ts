@@ -74,13 +74,19 @@ requires(chromium()).describe('the pages a person sees', () => {
     it('for a delete: names the OAuth client, the person and organisation, says it cannot be undone, and the keyboard approves', async () => {
       const taskId = await newTask('Quarterly close');
       const audit = vi.spyOn(Logger.prototype, 'log');
-      const link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
-      // The audit line names the client too (its name and its OAuth client id).
-      // Audit records are logged as objects (a structured logger keeps their fields).
-      const requested = audit.mock.calls
-        .map(([line]) => line as Record<string, unknown>)
-        .find((line) => line?.event === 'requested' && line.tool === 'kadu_tasks_delete');
-      audit.mockRestore();
+      let link: string;
+      let requested: Record<string, unknown> | undefined;
+      // Restored even when the approval fails: later files share Nest's Logger (vitest.config.mts).
+      try {
+        link = await approvalFor('kadu_tasks_delete', { task_id: taskId });
+        // The audit line names the client too (its name and its OAuth client id).
+        // Audit records are logged as objects (a structured logger keeps their fields).
+        requested = audit.mock.calls
+          .map(([line]) => line as Record<string, unknown>)
+          .find((line) => line?.event === 'requested' && line.tool === 'kadu_tasks_delete');
+      } finally {
+        audit.mockRestore();
+      }
       expect(requested).toMatchObject({
         client: 'Claude Desktop (test)',
         client_id: provider.client!.client_id,
