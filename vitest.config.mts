@@ -53,35 +53,25 @@ const APP = [
  * The root's global setup runs once for the whole run and every project reads what it provides
  * (Vitest's `getProvidedContext`): a project that named it too would make the template again.
  */
-const project = { ...sharedTest, globalSetup: [] };
+const project = (name: string, include: string[]) => ({
+  resolve: { tsconfigPaths: true },
+  test: { ...sharedTest, globalSetup: [], name, include },
+});
+/** A project whose files share one module graph per worker, the isolated files left out. */
+const sharingProject = (name: string, include: string[]) => {
+  const { resolve, test } = project(name, include);
+  return { resolve, test: { ...test, exclude: [...sharedTest.exclude, ...ISOLATED], isolate: false } };
+};
 
 export default defineConfig({
   resolve: { tsconfigPaths: true },
   test: {
     ...sharedTest,
     projects: [
-      { resolve: { tsconfigPaths: true }, test: { ...project, name: 'isolated', include: ISOLATED } },
+      project('isolated', ISOLATED),
       // The library's files in graphs of their own, without Kadu's: they prove what an adopter gets.
-      {
-        resolve: { tsconfigPaths: true },
-        test: {
-          ...project,
-          name: 'library',
-          include: LIBRARY,
-          exclude: [...sharedTest.exclude, ...ISOLATED],
-          isolate: false,
-        },
-      },
-      {
-        resolve: { tsconfigPaths: true },
-        test: {
-          ...project,
-          name: 'app',
-          include: APP,
-          exclude: [...sharedTest.exclude, ...ISOLATED],
-          isolate: false,
-        },
-      },
+      sharingProject('library', LIBRARY),
+      sharingProject('app', APP),
     ],
   },
 });
