@@ -20,8 +20,16 @@ export async function csvOrganisation(
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
   });
-  await fetch(created.body.data.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/csv' }, body: bytes });
-  await client.rest('post', `/api/v1/files/${created.body.data.file.id}/confirm`);
+  // Said here when the upload or its confirmation fails, not later as a run refused for its file.
+  const put = await fetch(created.body.data.upload_url, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'text/csv' },
+    body: bytes,
+  });
+  if (!put.ok) throw new Error(`the upload of ${org}'s CSV answered ${put.status}: ${await put.text()}`);
+  const confirmed = await client.rest('post', `/api/v1/files/${created.body.data.file.id}/confirm`);
+  if (confirmed.status !== 200)
+    throw new Error(`confirming ${org}'s CSV answered ${confirmed.status}: ${JSON.stringify(confirmed.body)}`);
   const task = (await client.rest('post', '/api/v1/tasks', { name: 'slow sum', kind: 'csv_summary', cost_cap: 100 }))
     .body.data;
   return { client, taskId: task.id, fileId: created.body.data.file.id };
