@@ -15,8 +15,16 @@ export async function runKaduProcess(): Promise<void> {
       telemetryEnabled(config) && !config.problems.length
         ? await (await import('./telemetry/otel-sdk.js')).startTelemetry(config)
         : noTelemetry(config);
+    // The checks go first (they load ioredis: after telemetry too), and get two turns of the event
+    // loop to put their connections on the wire: the app's modules then load (~200 ms of CPU on a
+    // small machine) while PostgreSQL starts the probes' server processes (bench/RESULTS.md, issue
+    // 32, thirty-first pass).
+    const { launchChecks } = await import('./lifecycle/launch-checks.js');
+    const checks = launchChecks(telemetry.config, process.env);
+    await nextTurn();
+    await nextTurn();
     const { launch } = await import('./launch.js');
-    await launch(telemetry);
+    await launch(telemetry, await checks);
   } catch (error) {
     process.stderr.write(
       `Kadu cannot start: ${error instanceof Error ? error.message.split('\n')[0] : describeValue(error)}\n`,
@@ -24,3 +32,6 @@ export async function runKaduProcess(): Promise<void> {
     process.exit(1);
   }
 }
+
+/** Resolves after the event loop's next poll for I/O (an immediate runs after it). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -2,11 +2,10 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { bannerLines } from './banner.js';
 import { createKaduApp } from './bootstrap.js';
-import { ConfigError, loadConfig } from './config/app-config.js';
-import { startupProblems } from './config/startup-check.js';
-import { describeValue, ListenStreams } from '@kobana/nest-mcp';
+import { ListenStreams } from '@kobana/nest-mcp';
 import { disableAllocationSitePretenuring } from './lifecycle/gc-tuning.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import type { LaunchChecks } from './lifecycle/launch-checks.js';
 import { releaseYoungGeneration } from './lifecycle/startup-heap.js';
 import { startupFailureText } from './lifecycle/startup-failure.js';
 import { PinoNestLogger } from './logging/nest-logger.js';
@@ -14,28 +13,19 @@ import { createRootLogger, preparePrettyLogs } from './logging/root-logger.js';
 import type { Telemetry } from './telemetry/telemetry-config.js';
 
 /**
- * The process, once telemetry is set up (`main.ts`): the configuration checked in one place —
- * every problem one line on stderr, exit 1, within seconds and before anything is opened — then
- * the app, its listener, the metrics listener, the banner and the graceful shutdown.
+ * The process, once telemetry is set up and the configuration checked (kadu-process.ts,
+ * lifecycle/launch-checks.ts): every problem one line on stderr, exit 1, within seconds and before
+ * anything is opened; else the app, its listener, the metrics listener, the banner and the graceful
+ * shutdown.
  */
-export async function launch(telemetry: Telemetry, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function launch(
+  telemetry: Telemetry,
+  checks: LaunchChecks,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   disableAllocationSitePretenuring();
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    refuse(error instanceof ConfigError ? [...error.problems, ...telemetry.config.problems] : [describeValue(error)]);
-  }
-  const prometheus = telemetry.config.metrics.prometheus;
-  const problems = [
-    ...telemetry.config.problems,
-    ...(await startupProblems(
-      config,
-      env,
-      prometheus ? [{ name: 'OTEL_EXPORTER_PROMETHEUS_PORT', ...prometheus }] : [],
-    )),
-  ];
-  if (problems.length) refuse(problems);
+  if (!checks.config) refuse(checks.problems);
+  const config = checks.config;
 
   await preparePrettyLogs(config.logFormat);
   const logger = createRootLogger({ level: config.logLevel, format: config.logFormat });

@@ -30,37 +30,31 @@ export function refusedParameterProblem(error: unknown): string | undefined {
 }
 
 /**
- * What a pooler in front of PostgreSQL would silently break, found on a connected client:
+ * What a pooler in front of PostgreSQL would silently break, found on two clients connected to
+ * the same URL:
  * - statement pooling (every statement on any server connection) cannot run a transaction;
  * - transaction pooling drops session state, so a session parameter in DATABASE_URL is lost.
  * Transaction pooling is recognised without naming the pooler: the server connection this client
  * used is handed to another client between two transactions, or this client moves to another one
  * (a direct connection, or session pooling, keeps one server process per client: never either).
  */
-export async function poolerProblem(client: pg.Client, url: string, timeoutMs: number): Promise<string | undefined> {
+export async function poolerProblem(client: pg.Client, other: pg.Client, url: string): Promise<string | undefined> {
   const pid = async (c: pg.Client): Promise<number> =>
     (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   const first = await pid(client);
-  const other = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
-  other.on('error', () => undefined);
   try {
-    await other.connect();
-    try {
-      await other.query('begin');
-    } catch (error) {
-      if (/statement pooling/i.test((error as Error).message))
-        return 'DATABASE_URL: the connection pooler runs in statement pooling mode, which cannot run a transaction; use pool_mode = transaction (or session)';
-      throw error;
-    }
-    const held = await pid(other);
-    const again = await pid(client);
-    await other.query('rollback');
-    const pooled = held === first || again !== first;
-    const parameters = sessionParameters(url);
-    if (pooled && parameters.length)
-      return `DATABASE_URL: connections are pooled per transaction, which silently drops the session state of ${parameters.join(', ')}; ${REMEDY}`;
-    return undefined;
-  } finally {
-    await other.end().catch(() => undefined);
+    await other.query('begin');
+  } catch (error) {
+    if (/statement pooling/i.test((error as Error).message))
+      return 'DATABASE_URL: the connection pooler runs in statement pooling mode, which cannot run a transaction; use pool_mode = transaction (or session)';
+    throw error;
   }
+  const held = await pid(other);
+  const again = await pid(client);
+  await other.query('rollback');
+  const pooled = held === first || again !== first;
+  const parameters = sessionParameters(url);
+  if (pooled && parameters.length)
+    return `DATABASE_URL: connections are pooled per transaction, which silently drops the session state of ${parameters.join(', ')}; ${REMEDY}`;
+  return undefined;
 }

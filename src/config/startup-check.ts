@@ -103,20 +103,27 @@ export async function databaseProblem(url: string): Promise<string | undefined> 
   // pg (and the pooler check on it) is loaded only when DATABASE_URL is set: the embedded topology never uses it.
   const { default: pg } = await import('pg');
   const { poolerProblem, refusedParameterProblem } = await import('./pooler-check.js');
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: PROBE_TIMEOUT_MS,
-    query_timeout: PROBE_TIMEOUT_MS,
-  });
-  client.on('error', () => undefined);
+  const connection = (): InstanceType<typeof pg.Client> => {
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+      query_timeout: PROBE_TIMEOUT_MS,
+    });
+    client.on('error', () => undefined);
+    return client;
+  };
+  // The pooler check's two clients connect at once: each is a new server process, which
+  // PostgreSQL starts in tens of milliseconds (bench/RESULTS.md, issue 32, thirty-first pass).
+  const clients = [connection(), connection()] as const;
   try {
-    await client.connect();
-    await client.query('select 1');
-    return await poolerProblem(client, url, PROBE_TIMEOUT_MS);
+    await Promise.all(clients.map((client) => client.connect()));
+    await clients[0].query('select 1');
+    return await poolerProblem(clients[0], clients[1], url);
   } catch (error) {
     return refusedParameterProblem(error) ?? `DATABASE_URL: cannot use PostgreSQL at ${where} (${causeOf(error)})`;
   } finally {
-    await client.end().catch(() => undefined);
+    // Not waited for: the server ends its processes on its own time, and nothing here needs that.
+    for (const client of clients) void client.end().catch(() => undefined);
   }
 }
 
