@@ -61,6 +61,31 @@ const pgStream = {
 };
 
 /**
+ * Nest's two loggers each make an `Intl.DateTimeFormat` when loaded, for the timestamp of a line
+ * Kadu never has them print (its logs are pino's): the first one loads ICU's locale data, ~20 ms of
+ * CPU and ~7 MB of a replica's idle memory (bench/RESULTS.md, issue 32, thirty-first pass). The
+ * bundled copies make the same formatter on their first line instead.
+ */
+const NEST_EAGER_FORMATTER = /const dateTimeFormatter = new Intl\.DateTimeFormat\((undefined, \{[^}]*\})\);/;
+const nestLoggerFormatter = {
+  name: 'nest-logger-formatter',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@nestjs[\\/]common[\\/]services[\\/](console-)?logger\.service\.js$/ }, (args) => {
+      const contents = readFileSync(args.path, 'utf8');
+      if (!NEST_EAGER_FORMATTER.test(contents))
+        throw new Error(`scripts/bundle-app.mjs: ${args.path} no longer makes its date formatter as expected`);
+      return {
+        contents: contents.replace(
+          NEST_EAGER_FORMATTER,
+          'const dateTimeFormatter = { format(time) { return (this.made ??= new Intl.DateTimeFormat($1)).format(time); } };',
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+/**
  * `import.meta.url` in a bundled file is the URL of the file it came from (relative to the bundle,
  * so the folder can move): paths found from it (the PGlite template, swagger-ui's assets,
  * `createRequire`) are found as in the unbundled build.
@@ -106,7 +131,7 @@ export async function bundleApp({ entry, outfile }) {
     minifySyntax: true,
     // The compiled files only: no tsconfig `paths` (tsconfig.json maps @kobana/nest-mcp to its sources).
     tsconfigRaw: {},
-    plugins: [opentelemetry, pgStream, importMetaUrl(dirname(outfile))],
+    plugins: [opentelemetry, pgStream, nestLoggerFormatter, importMetaUrl(dirname(outfile))],
     logLevel: 'warning',
     legalComments: 'none',
     banner: { js: BANNER },

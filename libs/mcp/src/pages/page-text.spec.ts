@@ -52,6 +52,23 @@ describe('expiry as a person reads it', () => {
     );
     expect(expiryHtml(now - 60_000, now)).toContain('expired at 18:59 UTC');
   });
+
+  it('makes its formatter on the first page with a time, not when the module loads', async () => {
+    const Real = Intl.RelativeTimeFormat;
+    let made = 0;
+    const counted = new Proxy(Real, { construct: (target, args: []) => (made++, Reflect.construct(target, args)) });
+    Object.defineProperty(Intl, 'RelativeTimeFormat', { value: counted, configurable: true, writable: true });
+    try {
+      vi.resetModules();
+      const fresh = await import('./time-text.js');
+      expect(made).toBe(0);
+      expect(fresh.relativeTime(now + 10 * 60_000, now)).toBe('in 10 minutes');
+      expect(fresh.relativeTime(now - 2 * 60_000, now)).toBe('2 minutes ago');
+      expect(made).toBe(1);
+    } finally {
+      Object.defineProperty(Intl, 'RelativeTimeFormat', { value: Real, configurable: true, writable: true });
+    }
+  });
 });
 
 describe('the layout', () => {

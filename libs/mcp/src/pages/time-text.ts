@@ -1,8 +1,11 @@
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+// Made on the first page that shows a time, not when the module loads: the first Intl formatter of a
+// process loads ICU's locale data (~20 ms and ~7 MB; bench/RESULTS.md, issue 32, thirty-first pass).
+let relative: Intl.RelativeTimeFormat | undefined;
 
 /** "in 10 minutes", "in 45 seconds", "2 minutes ago": what the server can say before the script runs. */
 export function relativeTime(at: number, now: number = Date.now()): string {
   const seconds = Math.round((at - now) / 1000);
+  relative ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
   if (Math.abs(seconds) < 60) return relative.format(seconds, 'second');
   const minutes = Math.round(seconds / 60);
   if (Math.abs(minutes) < 90) return relative.format(minutes, 'minute');
