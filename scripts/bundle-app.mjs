@@ -67,13 +67,22 @@ const pgStream = {
  * bundled copies make the same formatter on their first line instead.
  */
 const NEST_EAGER_FORMATTER = /const dateTimeFormatter = new Intl\.DateTimeFormat\((undefined, \{[^}]*\})\);/;
+const NEST_LOGGER_FILES = /[\\/]@nestjs[\\/]common[\\/]services[\\/](console-)?logger\.service\.js$/;
 const nestLoggerFormatter = {
   name: 'nest-logger-formatter',
   setup(build) {
-    build.onLoad({ filter: /[\\/]@nestjs[\\/]common[\\/]services[\\/](console-)?logger\.service\.js$/ }, (args) => {
+    let rewritten = 0;
+    build.onStart(() => {
+      rewritten = 0;
+    });
+    build.onLoad({ filter: NEST_LOGGER_FILES }, (args) => {
       const contents = readFileSync(args.path, 'utf8');
-      if (!NEST_EAGER_FORMATTER.test(contents))
-        throw new Error(`scripts/bundle-app.mjs: ${args.path} no longer makes its date formatter as expected`);
+      // The stand-in has `format` only: any other use of the formatter, or another way of making
+      // it, stops the build rather than breaking a log line at run time.
+      const uses = contents.match(/dateTimeFormatter\.\w+/g) ?? [];
+      if (!NEST_EAGER_FORMATTER.test(contents) || uses.some((use) => use !== 'dateTimeFormatter.format'))
+        throw new Error(`scripts/bundle-app.mjs: ${args.path} no longer makes and uses its date formatter as expected`);
+      rewritten++;
       return {
         contents: contents.replace(
           NEST_EAGER_FORMATTER,
@@ -81,6 +90,11 @@ const nestLoggerFormatter = {
         ),
         loader: 'js',
       };
+    });
+    // Both loggers are always bundled (@nestjs/common's index exports them): fewer means they moved.
+    build.onEnd((result) => {
+      if (!result.errors.length && rewritten !== 2)
+        throw new Error(`scripts/bundle-app.mjs: rewrote ${rewritten} of Nest's 2 logger formatters; have they moved?`);
     });
   },
 };

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 
 /**
  * Startup parameters that set session state. A transaction pooler (PgBouncer's pool_mode =

@@ -112,18 +112,21 @@ export async function databaseProblem(url: string): Promise<string | undefined> 
     client.on('error', () => undefined);
     return client;
   };
-  // The pooler check's two clients connect at once: each is a new server process, which
-  // PostgreSQL starts in tens of milliseconds (bench/RESULTS.md, issue 32, thirty-first pass).
+  // The pooler check's two clients connect at once: on a direct connection each is a new server
+  // process, which PostgreSQL starts in tens of milliseconds (bench/RESULTS.md, issue 32,
+  // thirty-first pass).
   const clients = [connection(), connection()] as const;
+  const connecting = clients.map((client) => client.connect());
   try {
-    await Promise.all(clients.map((client) => client.connect()));
+    await Promise.all(connecting);
     await clients[0].query('select 1');
     return await poolerProblem(clients[0], clients[1], url);
   } catch (error) {
     return refusedParameterProblem(error) ?? `DATABASE_URL: cannot use PostgreSQL at ${where} (${causeOf(error)})`;
   } finally {
-    // Not waited for: the server ends its processes on its own time, and nothing here needs that.
-    for (const client of clients) void client.end().catch(() => undefined);
+    // Each ended once its connection settled (ending one still connecting would send its server
+    // a half-made session), and not waited for: nothing here needs the server's goodbye.
+    clients.forEach((client, i) => void connecting[i]!.then(() => client.end()).catch(() => undefined));
   }
 }
 

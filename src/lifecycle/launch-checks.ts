@@ -9,7 +9,8 @@ export type LaunchChecks = { config: AppConfig; problems: readonly [] } | { conf
 /**
  * Everything checked before anything is opened: the configuration (with telemetry's problems),
  * then the probes of startup-check.ts. Never rejects — the process is loading the app's modules
- * meanwhile (kadu-process.ts), and a rejection nobody waits for yet would end it with a trace.
+ * meanwhile (kadu-process.ts), and a rejection nobody waits for yet would end it with a trace; an
+ * unexpected failure is one line, as kadu-process.ts prints one.
  */
 export async function launchChecks(telemetry: TelemetryConfig, env: NodeJS.ProcessEnv): Promise<LaunchChecks> {
   try {
@@ -31,6 +32,6 @@ export async function launchChecks(telemetry: TelemetryConfig, env: NodeJS.Proce
     ];
     return problems.length ? { problems } : { config, problems: [] };
   } catch (error) {
-    return { problems: [describeValue(error)] };
+    return { problems: [describeValue(error).split('\n')[0]!] };
   }
 }
