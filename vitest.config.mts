@@ -17,6 +17,8 @@ const ISOLATED = [
   // Installs OpenTelemetry's global providers, which the app's module-level tracers and meters
   // bind to on first use: it must be the first and only app of its graph.
   'test/ops/telemetry.e2e-spec.ts',
+  // The memo of encoded attributes, from empty: what a process meets, and what it kept.
+  'src/telemetry/otlp-attribute-memo.spec.ts',
   // Replaces sdk-metrics' attribute hash in place, for the rest of the graph.
   'src/telemetry/attribute-hash-memo.spec.ts',
   // `--allow-natives-syntax` for the rest of the process, and V8's object shapes as it finds them.

@@ -1,5 +1,5 @@
 import type { AttributeValue, Attributes, HrTime } from '@opentelemetry/api';
-import type { ProtoWriter } from './proto-writer.js';
+import { ProtoWriter } from './proto-writer.js';
 
 /**
  * The messages of opentelemetry-proto's common/v1/common.proto that spans carry (`KeyValue`,
@@ -30,7 +30,55 @@ export function writeAttributes(w: ProtoWriter, attributes: Attributes | undefin
   }
 }
 
+/**
+ * A span's attributes are mostly the same pairs request after request (the method, the tool, the
+ * transport, the protocol's version), and their keys always are: written char by char, a key and
+ * its value took ~1 500 instructions in the app (bench/RESULTS.md, issue 32, thirty-second pass).
+ * So an attribute key keeps its encoded start, and a short primitive value of it the whole
+ * `KeyValue` message, written again as one copy. Bounded: so many keys, so many values a key (the
+ * first met), messages so long: ~600 kB at most in all. A key whose values keep changing (ids,
+ * ports) keeps its first few and writes the others anew. Nothing in a memo changes once set: a
+ * field changing state made V8 drop the code that read it (`writeAttributes`, when the ports ran out).
+ */
+const MEMO_KEYS = 256;
+const MEMO_KEY_CHARS = 100;
+const MEMO_VALUES = 16;
+const MEMO_VALUE_CHARS = 64;
+const MEMO_MESSAGE_BYTES = 128;
+
+interface KeyMemo {
+  /** The `key` field and the `value` field's tag. */
+  readonly head: Uint8Array;
+  /** Whole `KeyValue` messages, their length first, by value: the first `MEMO_VALUES` short ones. */
+  readonly values: Map<AttributeValue, Uint8Array>;
+}
+
+const keyMemos = new Map<string, KeyMemo>();
+
 function writeKeyValue(w: ProtoWriter, key: string, value: unknown): void {
+  const memo = keyMemos.get(key) ?? memoOf(key);
+  if (!memo) return writeKeyValueAnew(w, key, value);
+  const memoable =
+    typeof value === 'string'
+      ? value.length <= MEMO_VALUE_CHARS
+      : typeof value === 'number' || typeof value === 'boolean';
+  if (memoable) {
+    const known = memo.values.get(value as AttributeValue);
+    if (known) return w.copy(known);
+  }
+  const at = w.open();
+  w.copy(memo.head);
+  const v = w.open();
+  writeAnyValue(w, value);
+  w.close(v);
+  w.close(at);
+  // Closed, the message is whole from `at`, its length first. Kept as a copy: the writer's chunk
+  // is handed on with the span.
+  if (memoable && w.pos - at <= MEMO_MESSAGE_BYTES && memo.values.size < MEMO_VALUES)
+    memo.values.set(value as AttributeValue, new Uint8Array(w.buf.subarray(at, w.pos)));
+}
+
+function writeKeyValueAnew(w: ProtoWriter, key: string, value: unknown): void {
   const at = w.open();
   w.tag(1, 2);
   w.string(key);
@@ -39,6 +87,18 @@ function writeKeyValue(w: ProtoWriter, key: string, value: unknown): void {
   writeAnyValue(w, value);
   w.close(v);
   w.close(at);
+}
+
+/** A key's memo, made on its first write while there is room: its head written once, as `writeKeyValueAnew` writes it. */
+function memoOf(key: string): KeyMemo | undefined {
+  if (keyMemos.size >= MEMO_KEYS || key.length > MEMO_KEY_CHARS) return undefined;
+  const scratch = new ProtoWriter(3 * MEMO_KEY_CHARS + 8);
+  scratch.tag(1, 2);
+  scratch.string(key);
+  scratch.tag(2, 2);
+  const memo: KeyMemo = { head: new Uint8Array(scratch.buf.subarray(0, scratch.pos)), values: new Map() };
+  keyMemos.set(key, memo);
+  return memo;
 }
 
 /** An attribute value as `AnyValue`; a value of no AnyValue kind writes nothing, as the SDK's serializer. */

@@ -103,6 +103,13 @@ export class ProtoWriter {
     this.pos += b.length;
   }
 
+  /** Bytes as they are (already encoded elsewhere). */
+  copy(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
   /** Length-prefixed bytes from a hex string (trace and span ids). */
   hex(h: string): void {
     const n = h.length >>> 1;
