@@ -12,6 +12,8 @@ export class RandomPool {
    * the whole pool afresh: read them at once.
    */
   readonly bytes: Buffer;
+  /** How many times the pool was drawn: what a reader of the whole pool (random-ids.ts) goes by. */
+  draws = 0;
   private used: number;
 
   /** `fill` writes random bytes over the whole pool (the tests give their own). */
@@ -29,6 +31,7 @@ export class RandomPool {
       throw new RangeError(`a pool of ${this.bytes.length} bytes cannot give ${count}`);
     if (this.used + count > this.bytes.length) {
       this.fill(this.bytes);
+      this.draws++;
       this.used = 0;
     }
     const at = this.used;

@@ -1,25 +1,26 @@
 import type { IdGenerator } from '@opentelemetry/sdk-trace-base';
-import { HEX_DIGITS } from '../common/hex-digits.js';
 import { RandomPool } from '../common/random-pool.js';
 
 // 170 root spans' ids a draw from the CSPRNG (24 bytes each; a child span takes 8), as
 // request-id.ts draws 256 ids.
 const POOL_BYTES = 4096;
-const ZERO_DIGIT = 0x30;
-const ONE_DIGIT = 0x31;
 
 /**
  * Trace and span ids for the SDK (`NodeTracerProvider`'s `idGenerator`): random bytes from a
- * CSPRNG pool (common/random-pool.ts) written as lower-case hex by table into one reused buffer,
- * read out as a flat string. The SDK's own generator draws from `Math.random` four bytes at a time
- * through `writeUInt32BE` and hex-encodes with `toString('hex')`: for a trace id and a span id
- * (what a root span draws), ~10 800 instructions against ~2 700 here, in a loop (bench/RESULTS.md,
- * issue 32, twenty-first pass). W3C Trace Context forbids an all-zero id: as the SDK does, its last
- * byte becomes 1.
+ * CSPRNG pool (common/random-pool.ts), the whole pool written as lower-case hex once per draw, and
+ * each id a slice of that text (V8 makes a slice of 13 characters or more a view of its parent, not
+ * a copy). The SDK's own generator draws from `Math.random` four bytes at a time through
+ * `writeUInt32BE` and hex-encodes with `toString('hex')`: ~10 800 instructions for a trace id and a
+ * span id (what a root span draws). Each id written by table into a buffer read out as a string
+ * took ~2 700 (bench/RESULTS.md, issue 32, twenty-first pass) — ~185 ns for the two in a loop,
+ * against ~85 as slices (thirty-second pass). A draw's text (8 kB) lives while one of its ids
+ * does. W3C Trace Context forbids an all-zero id: as the SDK does, its last byte becomes 1.
  */
 export class PooledRandomIdGenerator implements IdGenerator {
   private readonly pool: RandomPool;
-  private readonly text = Buffer.allocUnsafeSlow(32);
+  /** The pool's bytes as hex, and the draw they are of. */
+  private text = '';
+  private textOf = -1;
 
   /** `fill` writes random bytes over the whole pool (the tests give their own; by default the CSPRNG). */
   constructor(fill?: (pool: Buffer) => void) {
@@ -35,20 +36,16 @@ export class PooledRandomIdGenerator implements IdGenerator {
   }
 
   private hexId(bytes: number): string {
-    const from = this.pool.reserve(bytes);
-    const random = this.pool.bytes;
-    const text = this.text;
+    const pool = this.pool;
+    const from = pool.reserve(bytes);
+    if (this.textOf !== pool.draws) {
+      this.text = pool.bytes.toString('hex');
+      this.textOf = pool.draws;
+    }
+    const random = pool.bytes;
     let any = 0;
-    for (let i = 0; i < bytes; i++) {
-      const b = random[from + i];
-      any |= b;
-      text[2 * i] = HEX_DIGITS[b >> 4];
-      text[2 * i + 1] = HEX_DIGITS[b & 15];
-    }
-    if (any === 0) {
-      text[2 * bytes - 2] = ZERO_DIGIT;
-      text[2 * bytes - 1] = ONE_DIGIT;
-    }
-    return text.toString('latin1', 0, 2 * bytes);
+    for (let i = from; i < from + bytes; i++) any |= random[i];
+    if (any === 0) return `${'0'.repeat(2 * bytes - 2)}01`;
+    return this.text.slice(2 * from, 2 * (from + bytes));
   }
 }
