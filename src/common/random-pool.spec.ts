@@ -15,7 +15,9 @@ describe('RandomPool', () => {
   it('draws on the first reservation, not before', () => {
     const { pool, draws } = countingPool(40);
     expect(draws).toHaveLength(0);
+    expect(pool.draws).toBe(0);
     expect(pool.reserve(1)).toBe(0);
+    expect(pool.draws).toBe(1);
     expect(draws).toHaveLength(1);
     expect(pool.reserve(1)).toBe(1);
     expect(draws).toHaveLength(1);
@@ -36,6 +38,7 @@ describe('RandomPool', () => {
     // Exactly what is left is taken from this draw.
     expect(pool.reserve(24)).toBe(16);
     expect(draws).toHaveLength(2);
+    expect(pool.draws).toBe(2);
   });
 
   it('gives the whole pool at once, a new draw each time', () => {

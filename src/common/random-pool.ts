@@ -12,9 +12,8 @@ export class RandomPool {
    * the whole pool afresh: read them at once.
    */
   readonly bytes: Buffer;
-  /** How many times the pool was drawn: what a reader of the whole pool (random-ids.ts) goes by. */
-  draws = 0;
   private used: number;
+  private drawn = 0;
 
   /** `fill` writes random bytes over the whole pool (the tests give their own). */
   constructor(
@@ -25,13 +24,21 @@ export class RandomPool {
     this.used = size;
   }
 
+  /**
+   * How many times the pool was drawn. A pool's only user may read the whole of each draw
+   * (random-ids.ts writes it as hex at once); with two users, each would read the other's bytes.
+   */
+  get draws(): number {
+    return this.drawn;
+  }
+
   /** Reserves `count` fresh random bytes (1 to the pool's size) and says where in `bytes` they start. */
   reserve(count: number): number {
     if (!(count >= 1 && count <= this.bytes.length))
       throw new RangeError(`a pool of ${this.bytes.length} bytes cannot give ${count}`);
     if (this.used + count > this.bytes.length) {
       this.fill(this.bytes);
-      this.draws++;
+      this.drawn++;
       this.used = 0;
     }
     const at = this.used;

@@ -8,7 +8,8 @@ import { ProtoWriter } from './proto-writer.js';
 /**
  * The memo of encoded attributes (otlp-common-encoding.ts) as a process meets it: empty at first,
  * then kept. This file has a module graph of its own (vitest.config.mts, ISOLATED), so the memo is
- * empty when it starts and only these tests fill it.
+ * empty when it starts and only these tests fill it — in order: each test meets what the ones
+ * before it kept.
  */
 
 const RESOURCE = { attributes: { 'service.name': 'kadu' } };
@@ -75,7 +76,7 @@ describe('the memo of encoded attributes', () => {
     expect(strings.mock.calls.map(([s]) => s)).toEqual(['tools/call bench_echo', '2', SCOPE.name, SCOPE.version]);
   });
 
-  it('keeps so many values a key, then writes new ones anew, every span still as the SDK writes it', () => {
+  it('keeps 16 values a key, the first met, and writes later ones anew, every span as the SDK writes it', () => {
     const spans = Array.from({ length: 60 }, (_, i) => spanWith(mcpAttributes(40_000 + i, String(i)), i));
     for (const span of spans) expect(ours([span])).toBe(reference([span]));
     expect(ours(spans)).toBe(reference(spans));
@@ -87,54 +88,71 @@ describe('the memo of encoded attributes', () => {
     expect(varints).toHaveBeenCalledWith(40_059);
   });
 
-  it('tells apart the values a map would, and writes alike those it would not', () => {
-    const cases: Attributes[] = [
-      { v: 0 },
-      { v: -0 },
-      { v: '0' },
-      { v: false },
-      { v: 1 },
-      { v: true },
-      { v: '1' },
-      { v: NaN },
-      { v: 1.5 },
-      { v: 2 ** 63 },
-      { v: -(2 ** 63) },
-      { v: 'é' },
-      { v: '\ud800' },
-      { v: '' },
+  it('keeps 0 and -0 as one value, and "0", false, 0, NaN and the int64 and double edges apart', () => {
+    const values = [0, -0, '0', false, 1, true, '1', NaN, 1.5, 2 ** 63, -(2 ** 63), 'é', '\ud800', ''];
+    const spans = values.map((v) => spanWith({ v }));
+    for (const span of spans) expect(ours([span])).toBe(reference([span]));
+    // The second time round every value comes from the memo but NaN (never kept: its bits may
+    // differ) and the lone surrogate (kept as the string it is written as, U+FFFD).
+    const strings = vi.spyOn(ProtoWriter.prototype, 'string');
+    const int64s = vi.spyOn(ProtoWriter.prototype, 'int64');
+    const doubles = vi.spyOn(ProtoWriter.prototype, 'double');
+    for (const span of spans) expect(ours([span])).toBe(reference([span]));
+    expect(int64s).not.toHaveBeenCalled();
+    expect(doubles.mock.calls).toEqual([[NaN]]);
+    expect(strings.mock.calls.map(([s]) => s)).toEqual(
+      values.flatMap((v) => ['tools/call bench_echo', ...(v === '\ud800' ? [v] : []), SCOPE.name, SCOPE.version]),
+    );
+  });
+
+  it('keeps keys of up to 100 characters and values of up to 64 in messages of up to 128 bytes', () => {
+    const cases: [Attributes, string[]][] = [
+      // Each span's attributes, and what the second time round still writes anew.
+      [{ ['k'.repeat(100)]: 'v' }, []],
+      [{ ['k'.repeat(101)]: 'v' }, ['k'.repeat(101), 'v']],
+      [{ key: 'v'.repeat(64) }, []],
+      [{ key: 'v'.repeat(65) }, ['v'.repeat(65)]],
+      // Messages past one length byte: a key of 123 bytes and a value of 122.
+      [{ ['é'.repeat(60)]: 'ü'.repeat(60) }, ['ü'.repeat(60)]],
+      [{ ['€'.repeat(100)]: 'x' }, ['x']],
+      [{ list: ['a', 'b'] }, ['a', 'b']],
     ];
-    // Twice round: the second time every value comes from the memo.
-    for (const attributes of [...cases, ...cases]) {
-      const span = spanWith(attributes);
-      expect(ours([span])).toBe(reference([span]));
+    for (const [attributes] of cases) expect(ours([spanWith(attributes)])).toBe(reference([spanWith(attributes)]));
+    const strings = vi.spyOn(ProtoWriter.prototype, 'string');
+    for (const [attributes, anew] of cases) {
+      strings.mockClear();
+      expect(ours([spanWith(attributes)])).toBe(reference([spanWith(attributes)]));
+      expect(strings.mock.calls.map(([s]) => s)).toEqual(['tools/call bench_echo', ...anew, SCOPE.name, SCOPE.version]);
     }
   });
 
-  it('writes long keys and values, and messages past one length byte, as the SDK writes them, kept or not', () => {
-    const cases: Attributes[] = [
-      { ['k'.repeat(100)]: 'v' },
-      { ['k'.repeat(101)]: 'v' },
-      { key: 'v'.repeat(64) },
-      { key: 'v'.repeat(65) },
-      { ['é'.repeat(60)]: 'ü'.repeat(60) },
-      { ['€'.repeat(100)]: 'x' },
-      { list: ['a', 'b'] },
-    ];
-    for (const attributes of [...cases, ...cases]) {
-      const span = spanWith(attributes);
-      expect(ours([span])).toBe(reference([span]));
-    }
+  it('keeps a copy of its own of a message that the close of an enclosing event or link moved', () => {
+    // An event and a link of more than 127 bytes each: closed, their bytes move one further, the
+    // kept attributes' among them. Written again, the kept messages must be as first written.
+    const span = {
+      ...spanWith({}),
+      events: [{ name: 'e'.repeat(150), time: [1, 0], attributes: { 'event.key': 'kept' }, droppedAttributesCount: 0 }],
+      links: [
+        {
+          context: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: '00f067aa0ba902b7', traceFlags: 1 },
+          attributes: { 'link.key': 'kept', pad: 'p'.repeat(100) },
+          droppedAttributesCount: 0,
+        },
+      ],
+    } as unknown as ReadableSpan;
+    expect(ours([span])).toBe(reference([span]));
+    expect(ours([span])).toBe(reference([span]));
+    expect(ours([span, span])).toBe(reference([span, span]));
   });
 
-  it('past so many keys, writes new keys anew, as the SDK writes them', () => {
+  it('keeps 256 keys, the first met, and writes later ones anew, as the SDK writes them', () => {
     const many = Array.from({ length: 300 }, (_, i) => spanWith({ [`key.${i}`]: i, shared: 'x' }, i));
     expect(ours(many)).toBe(reference(many));
     const strings = vi.spyOn(ProtoWriter.prototype, 'string');
     const late = spanWith({ 'key.299': 299, 'key.0': 0 });
     expect(ours([late])).toBe(reference([late]));
-    // `key.0` was met while there was room; `key.299` after (the tests above kept a few keys
-    // more): only it is written anew.
+    // `key.0` was met while there was room; `key.299` after (the tests above kept some keys):
+    // only it is written anew.
     expect(strings.mock.calls.map(([s]) => s)).toEqual(['tools/call bench_echo', 'key.299', SCOPE.name, SCOPE.version]);
   });
 });

@@ -36,9 +36,9 @@ export function writeAttributes(w: ProtoWriter, attributes: Attributes | undefin
  * its value took ~1 500 instructions in the app (bench/RESULTS.md, issue 32, thirty-second pass).
  * So an attribute key keeps its encoded start, and a short primitive value of it the whole
  * `KeyValue` message, written again as one copy. Bounded: so many keys, so many values a key (the
- * first met), messages so long: ~600 kB at most in all. A key whose values keep changing (ids,
- * ports) keeps its first few and writes the others anew. Nothing in a memo changes once set: a
- * field changing state made V8 drop the code that read it (`writeAttributes`, when the ports ran out).
+ * first met), messages so long: ~600 kB of encoded bytes at most, ~2 MB with V8's objects. A key
+ * whose values keep changing (ids, ports) keeps its first few and writes the others anew. A memo
+ * has no state to flip (a "full" flag did): V8 then dropped the code that read it.
  */
 const MEMO_KEYS = 256;
 const MEMO_KEY_CHARS = 100;
@@ -46,56 +46,66 @@ const MEMO_VALUES = 16;
 const MEMO_VALUE_CHARS = 64;
 const MEMO_MESSAGE_BYTES = 128;
 
+type Memoable = string | number | boolean;
+
 interface KeyMemo {
   /** The `key` field and the `value` field's tag. */
   readonly head: Uint8Array;
   /** Whole `KeyValue` messages, their length first, by value: the first `MEMO_VALUES` short ones. */
-  readonly values: Map<AttributeValue, Uint8Array>;
+  readonly values: Map<Memoable, Uint8Array>;
 }
 
 const keyMemos = new Map<string, KeyMemo>();
 
 function writeKeyValue(w: ProtoWriter, key: string, value: unknown): void {
   const memo = keyMemos.get(key) ?? memoOf(key);
-  if (!memo) return writeKeyValueAnew(w, key, value);
-  const memoable =
-    typeof value === 'string'
-      ? value.length <= MEMO_VALUE_CHARS
-      : typeof value === 'number' || typeof value === 'boolean';
+  const memoable = memo !== undefined && isMemoable(value);
   if (memoable) {
-    const known = memo.values.get(value as AttributeValue);
+    const known = memo.values.get(value);
     if (known) return w.copy(known);
   }
   const at = w.open();
-  w.copy(memo.head);
+  if (memo) w.copy(memo.head);
+  else writeHead(w, key);
   const v = w.open();
   writeAnyValue(w, value);
   w.close(v);
   w.close(at);
   // Closed, the message is whole from `at`, its length first. Kept as a copy: the writer's chunk
-  // is handed on with the span.
+  // is handed on with the span, and the close of an enclosing message (an event, a link) may
+  // still move these bytes.
   if (memoable && w.pos - at <= MEMO_MESSAGE_BYTES && memo.values.size < MEMO_VALUES)
-    memo.values.set(value as AttributeValue, new Uint8Array(w.buf.subarray(at, w.pos)));
+    memo.values.set(ownCopy(value), new Uint8Array(w.buf.subarray(at, w.pos)));
 }
 
-function writeKeyValueAnew(w: ProtoWriter, key: string, value: unknown): void {
-  const at = w.open();
+/** `KeyValue`'s key field and its value field's tag. */
+function writeHead(w: ProtoWriter, key: string): void {
   w.tag(1, 2);
   w.string(key);
   w.tag(2, 2);
-  const v = w.open();
-  writeAnyValue(w, value);
-  w.close(v);
-  w.close(at);
 }
 
-/** A key's memo, made on its first write while there is room: its head written once, as `writeKeyValueAnew` writes it. */
+/**
+ * A value kept by its own bytes: a short string, a boolean, a number but NaN (a NaN's bits may
+ * differ from those of the first one kept, and the SDK's serializer writes them as they are).
+ */
+const isMemoable = (value: unknown): value is Memoable =>
+  typeof value === 'string'
+    ? value.length <= MEMO_VALUE_CHARS
+    : typeof value === 'boolean' || (typeof value === 'number' && !Number.isNaN(value));
+
+/**
+ * A string of its own to keep: a value may be a slice of a much larger string, which a kept slice
+ * would keep alive (Express's `req.path` is one of `req.url`, query string included).
+ */
+const ownCopy = (value: Memoable): Memoable =>
+  typeof value === 'string' ? Buffer.from(value, 'utf8').toString('utf8') : value;
+
+/** A key's memo, made on its first write while there is room, its head written once. */
 function memoOf(key: string): KeyMemo | undefined {
   if (keyMemos.size >= MEMO_KEYS || key.length > MEMO_KEY_CHARS) return undefined;
   const scratch = new ProtoWriter(3 * MEMO_KEY_CHARS + 8);
-  scratch.tag(1, 2);
-  scratch.string(key);
-  scratch.tag(2, 2);
+  writeHead(scratch, key);
   const memo: KeyMemo = { head: new Uint8Array(scratch.buf.subarray(0, scratch.pos)), values: new Map() };
   keyMemos.set(key, memo);
   return memo;
