@@ -45,6 +45,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
     if (span) {
       span.updateName(`${method} ${route}`);
       span.setAttributes(http);
+      const scrubbed = scrubbedPath(req);
+      if (scrubbed !== undefined) span.setAttribute('url.path', scrubbed);
       if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     }
@@ -136,6 +138,30 @@ function httpLabels(method: string, route: string, status: number): Attributes {
     cachedLabelSets++;
   }
   return labels;
+}
+
+/**
+ * Route parameters whose values are capabilities: a secret-entry link's single-use token, an OAuth
+ * sign-in's interaction. The span's `url.path` is the raw path (set when the request arrives, before
+ * any route matched); once one did, these values are written over, as the OpenTelemetry HTTP
+ * conventions ask of sensitive content an instrumentation can identify (`url.path`). The access
+ * log has only the pattern.
+ */
+const CAPABILITY_PARAMS = ['token', 'uid'];
+const SCRUBBED = 'REDACTED';
+
+/** The request's path with its capability parameters' values written over, or undefined when it has none. */
+function scrubbedPath(req: Request): string | undefined {
+  const params = req.params as Record<string, unknown> | undefined;
+  const secrets = CAPABILITY_PARAMS.map((name) => params?.[name]).filter(
+    (value): value is string => typeof value === 'string' && value !== '',
+  );
+  if (!secrets.length) return undefined;
+  const encoded = new Set(secrets.flatMap((value) => [value, encodeURIComponent(value)]));
+  return req.path
+    .split('/')
+    .map((segment) => (encoded.has(segment) ? SCRUBBED : segment))
+    .join('/');
 }
 
 /** The matched route's pattern; never the raw path of what no route matched (it may hold a secret). */

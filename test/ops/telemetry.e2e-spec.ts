@@ -315,6 +315,7 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
     expect(rest?.attributes).toMatchObject({
       'http.request.method': 'POST',
       'http.route': '/api/v1/tasks/:id/run',
+      'url.path': `/api/v1/tasks/${taskId}/run`,
       'http.response.status_code': 202,
     });
     const send = spans.getFinishedSpans().find((s) => s.name === 'send executions');
@@ -382,5 +383,20 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
         'http.response.status_code'
       ],
     ).toBe(200);
+  });
+
+  it("a secret-entry link's token and a sign-in's interaction never leave in a span: their url.path is scrubbed", async () => {
+    const token = 'tOkEn-0123456789abcdefghijklmnopqrstuvwxyzABCD';
+    const uid = 'interaction-0123456789abcdef';
+    for (const path of [`/secrets/entry/${token}`, `/sign-in/${uid}`]) {
+      spans.reset();
+      const res = await request(app.getHttpServer()).get(path);
+      expect(res.status).toBeLessThan(500);
+      const rest = spans.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER);
+      expect(rest?.attributes['url.path']).toBe(path.replace(/[^/]+$/, 'REDACTED'));
+      expect(JSON.stringify(spans.getFinishedSpans().map((s) => [s.name, s.attributes]))).not.toMatch(
+        new RegExp(`${token}|${uid}`),
+      );
+    }
   });
 });
