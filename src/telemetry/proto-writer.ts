@@ -98,9 +98,7 @@ export class ProtoWriter {
   /** Length-prefixed bytes. */
   bytes(b: Uint8Array): void {
     this.varint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    this.copy(b);
   }
 
   /** Bytes as they are (already encoded elsewhere). */

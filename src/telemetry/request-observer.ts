@@ -150,18 +150,23 @@ function httpLabels(method: string, route: string, status: number): Attributes {
 const CAPABILITY_PARAMS = ['token', 'uid'];
 const SCRUBBED = 'REDACTED';
 
-/** The request's path with its capability parameters' values written over, or undefined when it has none. */
+/**
+ * The request's path with its capability parameters' values written over, or undefined when it has
+ * none (most requests: nothing is made for them).
+ */
 function scrubbedPath(req: Request): string | undefined {
   const params = req.params as Record<string, unknown> | undefined;
-  const secrets = CAPABILITY_PARAMS.map((name) => params?.[name]).filter(
-    (value): value is string => typeof value === 'string' && value !== '',
-  );
-  if (!secrets.length) return undefined;
-  const encoded = new Set(secrets.flatMap((value) => [value, encodeURIComponent(value)]));
-  return req.path
-    .split('/')
-    .map((segment) => (encoded.has(segment) ? SCRUBBED : segment))
-    .join('/');
+  let path: string | undefined;
+  for (const name of CAPABILITY_PARAMS) {
+    const value = params?.[name];
+    if (typeof value !== 'string' || value === '') continue;
+    const encoded = encodeURIComponent(value);
+    path = (path ?? req.path)
+      .split('/')
+      .map((segment) => (segment === value || segment === encoded ? SCRUBBED : segment))
+      .join('/');
+  }
+  return path;
 }
 
 /** The matched route's pattern; never the raw path of what no route matched (it may hold a secret). */
