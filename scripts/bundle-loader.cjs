@@ -28,8 +28,15 @@ const PGLITE_WASM_FLAGS =
 for (const flag of PGLITE_WASM_FLAGS) setFlagsFromString(flag);
 
 const file = join(__dirname, 'main.cjs');
-// Named by the bundle's hash: a rebuilt bundle never meets the code compiled for another.
-const cacheFile = join(__dirname, 'main-__BUNDLE_HASH__.v8cache');
+// Named by the bundle's hash: a rebuilt bundle never meets the code compiled for another. And by
+// topology: what V8 has compiled by the time a start listens is PGlite's side or PostgreSQL's, with
+// or without Redis's, so where one build starts both (the tests, the bench, a developer's machine)
+// each keeps its own. A replica started from an embedded start's code took ~3 % longer to be
+// ready (bench/RESULTS.md, issue 32, thirty-third pass). The same variables choose the topology in
+// the app's configuration (docs/operators/topologies.md).
+const redis = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].some((name) => process.env[name]);
+const topology = `${process.env.DATABASE_URL ? 'postgres' : 'pglite'}${redis ? '-redis' : ''}`;
+const cacheFile = join(__dirname, `main-__BUNDLE_HASH__-${topology}.v8cache`);
 
 let cachedData;
 try {

@@ -30,7 +30,14 @@ describe('the production bundle loader', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const start = () => spawnSync(process.execPath, [join(dir, 'kadu.cjs')], { encoding: 'utf8', timeout: 30_000 });
+  // The topology's variables as each test sets them, none inherited from the run's environment.
+  const TOPOLOGY_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'];
+  const envWith = (topology: Record<string, string>) => ({
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !TOPOLOGY_VARIABLES.includes(name))),
+    ...topology,
+  });
+  const start = (topology: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [join(dir, 'kadu.cjs')], { encoding: 'utf8', timeout: 30_000, env: envWith(topology) });
   const caches = () => readdirSync(dir).filter((name) => name.endsWith('.v8cache'));
 
   it('runs the bundle as Node requires a file (its require and __dirname), warning nothing', () => {
@@ -51,10 +58,31 @@ describe('the production bundle loader', () => {
     expect(statSync(join(dir, caches()[0]!)).mtimeMs).toBe(saved);
   });
 
+  it("keeps each topology's compiled code apart, and each start uses its own", () => {
+    const replica = { DATABASE_URL: 'postgres://db/kadu', REDIS_URL: 'redis://cache:6379' };
+    expect(start().status).toBe(0);
+    expect(start(replica).status).toBe(0);
+    expect(start({ DATABASE_URL: 'postgres://db/kadu' }).status).toBe(0);
+    expect(start({ REDIS_CLUSTER_NODES: 'a:7000' }).status).toBe(0);
+    expect(caches().sort()).toEqual([
+      'main-__BUNDLE_HASH__-pglite-redis.v8cache',
+      'main-__BUNDLE_HASH__-pglite.v8cache',
+      'main-__BUNDLE_HASH__-postgres-redis.v8cache',
+      'main-__BUNDLE_HASH__-postgres.v8cache',
+    ]);
+    const saved = new Map(caches().map((name) => [name, statSync(join(dir, name)).mtimeMs]));
+    for (const topology of [{}, replica, { REDIS_SENTINELS: 'a:26379' }]) {
+      const again = start(topology);
+      expect(again.stderr).toBe('');
+      expect(JSON.parse(again.stdout)).toMatchObject({ answer: 42 });
+    }
+    expect(new Map(caches().map((name) => [name, statSync(join(dir, name)).mtimeMs]))).toEqual(saved);
+  });
+
   it('starts all the same where it cannot save the code', () => {
     // Where the cache file would go, a folder: neither read nor written (as root, a read-only
     // folder would not stop the write).
-    mkdirSync(join(dir, 'main-__BUNDLE_HASH__.v8cache'));
+    mkdirSync(join(dir, 'main-__BUNDLE_HASH__-pglite.v8cache'));
     for (let i = 0; i < 2; i++) {
       const run = start();
       expect(run.stderr).toBe('');
