@@ -1,9 +1,12 @@
-// node bench/oncpu.mjs [door] [other door] [--top N] — where a call's CPU goes, kernel included:
+// node bench/oncpu.mjs [door] [other door] [--top N] [--callers NAME[,NAME…]] — where a call's CPU goes, kernel included:
 // Linux perf samples the Kadu app's process every millisecond of CPU it uses (the `cpu-clock` software
 // event, which machines without hardware counters have too) while autocannon loads one door, and
 // each sample's stack is read back (the fixture runs with --perf-basic-prof-only-functions, whose
 // map names the JIT's code). Doors: mcp (the default), rest, mcp-traced, rest-traced. With a second
 // door, every line is the first less the second: `mcp-traced mcp` is what tracing adds, by function.
+// With `--callers NAME[,NAME…]`, the samples whose own function's name contains NAME (a V8 builtin
+// such as `FindOrderedHashMapEntry`, which has no source of its own) are also counted by the nearest
+// JavaScript function on their stack: which code it ran for.
 //
 // Why beside `--profile`: V8's profiler samples time, not CPU, and put 40.8 % of the REST door's
 // samples in `writev`, where perf found 17 % of its CPU under that call (bench/RESULTS.md, issue 32,
@@ -18,12 +21,15 @@ import { kaduFixture } from './kadu-bundle.mjs';
 
 const argv = process.argv.slice(2);
 const TOP = argv.includes('--top') ? Number(argv[argv.indexOf('--top') + 1]) : 25;
+const CALLERS = argv.includes('--callers') ? (argv[argv.indexOf('--callers') + 1] ?? '').split(',') : [];
 const DOORS = ['mcp', 'rest', 'mcp-traced', 'rest-traced'];
-const doors = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--top');
+const doors = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--top' && argv[i - 1] !== '--callers');
 if (doors.length === 0) doors.push('mcp');
 const unknown = doors.find((d) => !DOORS.includes(d));
-if (unknown || doors.length > 2 || !(TOP > 0)) {
-  console.error(`usage: node bench/oncpu.mjs [door] [other door] [--top N]; doors: ${DOORS.join(', ')}`);
+if (unknown || doors.length > 2 || !(TOP > 0) || CALLERS.includes('')) {
+  console.error(
+    `usage: node bench/oncpu.mjs [door] [other door] [--top N] [--callers NAME[,NAME…]]; doors: ${DOORS.join(', ')}`,
+  );
   process.exit(2);
 }
 if (spawnSync('perf', ['--version']).status !== 0) {
@@ -111,6 +117,7 @@ function tally(text) {
   const self = new Map();
   const inclusive = new Map();
   const kinds = new Map();
+  const callers = new Map(CALLERS.map((name) => [name, new Map()]));
   let samples = 0;
   for (const block of text.split('\n\n')) {
     const frames = block
@@ -122,8 +129,11 @@ function tally(text) {
     add(self, frames[0].name);
     add(kinds, frames[0].kind);
     for (const name of new Set(frames.map((frame) => frame.name))) add(inclusive, name);
+    for (const name of CALLERS)
+      if (frames[0].name.includes(name))
+        add(callers.get(name), frames.find((frame) => frame.name.startsWith('JS '))?.name ?? '(no JavaScript frame)');
   }
-  return { samples, self, inclusive, kinds };
+  return { samples, self, inclusive, kinds, ...Object.fromEntries([...callers].map(([n, m]) => [`callers ${n}`, m])) };
 }
 
 function add(map, key) {
@@ -169,6 +179,7 @@ function report([a, b]) {
     ['by kind of code', 'kinds', Infinity],
     ['self, by function', 'self', TOP],
     ['inclusive (a JavaScript function and what it called)', 'inclusive', TOP],
+    ...CALLERS.map((name) => [`${name}, by the nearest JavaScript function on its stack`, `callers ${name}`, TOP]),
   ]) {
     console.log(`\n${title}, µs per call${b ? ` (${label})` : ''}:`);
     const names = new Set(
