@@ -35,6 +35,7 @@ import {
   warmupRuns,
 } from './helpers.mjs';
 import { kaduFixture } from './kadu-bundle.mjs';
+import { startSpeedProbe } from './speed-probe.mjs';
 import { runStartup, STARTUP_TARGETS } from './startup.mjs';
 const QUICK = process.argv.includes('--quick');
 const PROFILE = process.argv.includes('--profile');
@@ -51,6 +52,7 @@ const CFG = QUICK
 const TRACED_WARMUP = Math.max(CFG.warmup, 10);
 const resultsDir = join(here, 'results');
 const PIN = pinLoadGenerator();
+const probe = await startSpeedProbe(PIN ? 0 : undefined);
 mkdirSync(resultsDir, { recursive: true });
 
 // Servers are pinned to core 0 once ready (helpers.mjs), the load generator to core 1.
@@ -67,12 +69,19 @@ async function measureGroup(targets) {
   // rest (bench/RESULTS.md, issue 32, thirtieth pass).
   for (const t of targets) await cannon(t.url, t.request, { duration: CFG.duration });
   const rounds = new Map(targets.map((t) => [t.name, []]));
+  // The speed probe before every window and after the last (speed-probe.mjs): a window's reading
+  // is the slower of the two around it.
+  const probes = [await probe.measure()];
   for (let i = 0; i < CFG.rounds; i++) {
     for (const t of targets) {
       const cpuBefore = cpuMs(t.pid);
       const r = await cannon(t.url, t.request, { duration: CFG.duration });
       const cpuUsPerRequest = ((cpuMs(t.pid) - cpuBefore) * 1000) / r.requests.total;
-      rounds.get(t.name).push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUsPerRequest });
+      probes.push(await probe.measure());
+      const probeUs = Math.max(probes.at(-2), probes.at(-1));
+      rounds
+        .get(t.name)
+        .push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuUsPerRequest, probeUs });
     }
   }
   for (const t of targets) {
@@ -171,7 +180,9 @@ try {
   const rest = (app) => restEcho(app.api);
   const echoCall = (token) => modern('tools/call', { name: 'bench_echo', arguments: ARGS }, token);
   // Each pair a ratio or a difference is taken between is measured close together in every round:
-  // 2025 door and REST, REST and 2026 door, 2026 door and the module, the traced door next but one.
+  // 2025 door and REST, the module and the 2026 door, the 2026 door and the traced door (next to
+  // each other since the thirty-third pass: next but one, the two windows 3 s apart read rounds of
+  // -10 to 86 µs in one run), REST and the 2026 door two apart.
   await measureGroup([
     {
       name: 'kadu.mcp_2025',
@@ -180,20 +191,20 @@ try {
       pid: kadu.child.pid,
     },
     { name: 'kadu.rest', url: `${kadu.url}/api/v1/bench/echo`, request: rest(kadu), pid: kadu.child.pid },
-    {
-      name: 'kadu.mcp_2026',
-      url: `${kadu.url}/mcp`,
-      request: echoCall(kadu.mcp),
-      pid: kadu.child.pid,
-    },
-    // Right after the Kadu MCP door: the ratio of the two is taken between servers measured seconds apart.
+    // Right before the Kadu MCP door: the ratio of the two is taken between servers measured seconds apart.
     {
       name: 'module5_beside_kadu.tools_call',
       url: `${module5.url}/mcp`,
       request: echoCall(),
       pid: module5.child.pid,
     },
-    // Next but one to the Kadu MCP door: what tracing adds is taken per round, like the ratios.
+    {
+      name: 'kadu.mcp_2026',
+      url: `${kadu.url}/mcp`,
+      request: echoCall(kadu.mcp),
+      pid: kadu.child.pid,
+    },
+    // Right after the Kadu MCP door: what tracing adds is taken per round, like the ratios.
     {
       name: 'kadu_traced.mcp_2026',
       url: `${traced.url}/mcp`,
@@ -358,6 +369,7 @@ try {
   ]);
 } finally {
   await Promise.all(apps.map((app) => app.stop()));
+  probe.stop();
 }
 
 // 5. Start-up (bench/startup.mjs): time to /health/ready and RSS, embedded and distributed, on a
@@ -437,8 +449,8 @@ const cpuRatios = {
   cpu_per_call_tmcp_vs_ours: cpu('anchor.tmcp.tools_call') / cpu('ours.tools_call'),
   cpu_per_call_mcp_handler_vs_ours: cpu('anchor.mcp_handler.tools_call') / cpu('ours.tools_call'),
 };
-// Server CPU per call added, taken per round (the MCP doors two places apart in the round, the REST
-// doors four) and then the median, as the ratios are: the difference of the two medians took them
+// Server CPU per call added, taken per round (the MCP doors next to each other in the round, the REST
+// doors four apart) and then the median, as the ratios are: the difference of the two medians took them
 // from different rounds, so a slow spell on one side read as tracing's cost (bench/RESULTS.md,
 // issue 32, seventeenth pass). A spell that slows both sides still grows the difference.
 const added = (a, b) =>
@@ -472,6 +484,26 @@ writeFileSync(
 );
 for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
 for (const [name, value] of Object.entries(tracing)) console.log(`TRACING ${name} ${value.toFixed(2)}`);
+// The machine's speed around each window (speed-probe.mjs), as the slowest probe ÷ the run's fastest:
+// a round read in a slow spell shows here. Not a target, and no round is left out of the lines above.
+const fastestProbe = Math.min(...Object.values(measurements).flatMap((m) => m.rounds.map((r) => r.probeUs)));
+const probeRatios = (name) => measurements[name].rounds.map((r) => r.probeUs / fastestProbe);
+const tracingRounds = measurements['kadu_traced.mcp_2026'].rounds.map((r, i) => ({
+  added: r.cpuUsPerRequest - measurements['kadu.mcp_2026'].rounds[i].cpuUsPerRequest,
+  probe: Math.max(probeRatios('kadu_traced.mcp_2026')[i], probeRatios('kadu.mcp_2026')[i]),
+}));
+console.log(
+  `machine speed probe: fastest ${(fastestProbe / 1000).toFixed(1)} ms; over the run's windows, slowest ÷ fastest ${Math.max(...Object.keys(measurements).flatMap(probeRatios)).toFixed(2)}`,
+);
+console.log(
+  `tracing by round, µs added (probe ÷ fastest): ${tracingRounds.map((r) => `${r.added.toFixed(1)} (${r.probe.toFixed(2)})`).join(', ')}`,
+);
+// Rounds whose two windows the probe read within 15 % of its fastest (its own spread in a calm
+// minute is ±7 %): what tracing adds on this machine when it is not in a spell.
+const calm = tracingRounds.filter((r) => r.probe <= 1.15);
+console.log(
+  `CHECK tracing_mcp_2026_cpu_us_added_calm_rounds ${calm.length ? median(calm.map((r) => r.added)).toFixed(2) : 'none'} (${calm.length} of ${tracingRounds.length} rounds)`,
+);
 // The earlier reading of the same rounds (difference of the medians), beside it for comparison.
 console.log(
   `CHECK tracing_mcp_2026_cpu_us_added_difference_of_medians ${(cpu('kadu_traced.mcp_2026') - cpu('kadu.mcp_2026')).toFixed(2)}`,
