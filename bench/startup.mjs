@@ -21,6 +21,7 @@ import autocannon from 'autocannon';
 import { APP_ENTRY } from '../scripts/app-entry.mjs';
 import { freePort } from '../scripts/free-port.mjs';
 import { cpuMs, median, pinLoadGenerator, rssMb, sleep, stop } from './helpers.mjs';
+import { startSpeedProbe } from './speed-probe.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -137,16 +138,23 @@ async function callMany(port, dataDir, env, calls) {
  * ready and settled) and, for the last start, RSS after `calls` calls. With several builds
  * (`--against`), their starts alternate (A B A B…), so a slow spell of the machine falls on both.
  */
-async function measureTopology(label, runs, calls, envFor, settleMs, builds) {
+async function measureTopology(label, runs, calls, envFor, settleMs, builds, probe) {
   const perBuild = new Map(builds.map((b) => [b.name, { samples: [], afterCalls: undefined }]));
   for (let i = 0; i < runs; i++) {
     for (const build of builds) {
       const { env, dataDir } = envFor(i, build);
+      // The machine's speed just before the start (speed-probe.mjs): a start in a slow spell shows.
+      const probeUs = await probe.measure();
       const app = await startOnce(env, build.root);
       const into = perBuild.get(build.name);
       try {
         await sleep(settleMs);
-        into.samples.push({ readyMs: app.readyMs, cpuMsAtReady: app.cpuMsAtReady, rssIdleMb: rssMb(app.child.pid) });
+        into.samples.push({
+          readyMs: app.readyMs,
+          cpuMsAtReady: app.cpuMsAtReady,
+          rssIdleMb: rssMb(app.child.pid),
+          probeUs,
+        });
         if (i === runs - 1 && calls) {
           await callMany(app.port, dataDir, env, calls);
           await sleep(settleMs);
@@ -175,7 +183,7 @@ function summarise(label, samples, afterCalls, calls) {
     ...(afterCalls === undefined ? {} : { [`rss_after_${calls}_calls_mb`]: afterCalls }),
   };
   console.log(
-    `${label.padEnd(28)} ready ${samples.map((s) => s.readyMs.toFixed(0)).join(' ')} ms   RSS idle ${samples.map((s) => s.rssIdleMb.toFixed(0)).join(' ')} MB${afterCalls === undefined ? '' : `   after ${calls} calls ${afterCalls.toFixed(0)} MB`}`,
+    `${label.padEnd(28)} ready ${samples.map((s) => s.readyMs.toFixed(0)).join(' ')} ms   RSS idle ${samples.map((s) => s.rssIdleMb.toFixed(0)).join(' ')} MB${afterCalls === undefined ? '' : `   after ${calls} calls ${afterCalls.toFixed(0)} MB`}   speed probe before each ${samples.map((s) => (s.probeUs / 1000).toFixed(1)).join(' ')} ms`,
   );
   return { result, samples };
 }
@@ -191,7 +199,16 @@ const RATES = {
  * `against`, another built checkout measured alternately with this one (its values prefixed
  * `against_`, and `vs_against` ratios this ÷ that). Returns the STARTUP values (also printed) and the raw samples.
  */
-export async function runStartup({ quick, distributed, against }) {
+export async function runStartup(options) {
+  const probe = await startSpeedProbe(PINNED ? 0 : undefined);
+  try {
+    return await measureStartups(options, probe);
+  } finally {
+    probe.stop();
+  }
+}
+
+async function measureStartups({ quick, distributed, against }, probe) {
   const runs = quick ? 3 : 7;
   const calls = 10_000;
   const settleMs = quick ? 1000 : 2000;
@@ -223,6 +240,7 @@ export async function runStartup({ quick, distributed, against }) {
       },
       settleMs,
       builds,
+      probe,
     ),
   );
   // Restarts: the DATA_DIR of each build's first start above, again.
@@ -235,6 +253,7 @@ export async function runStartup({ quick, distributed, against }) {
       (i, build) => ({ dataDir: fresh.get(build.name), env: { ...RATES, DATA_DIR: fresh.get(build.name) } }),
       settleMs,
       builds,
+      probe,
     ),
   );
   if (distributed) {
@@ -264,6 +283,7 @@ export async function runStartup({ quick, distributed, against }) {
         },
         settleMs,
         builds,
+        probe,
       ),
     );
   }
