@@ -6,7 +6,7 @@
 // code V8 compiled by then (the lazily compiled functions too) is saved beside the bundle, and
 // later starts skip that compilation (docs/operators/operating.md §"The production bundle").
 const { isAscii } = require('node:buffer');
-const { readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { readdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join } = require('node:path');
 const { setFlagsFromString } = require('node:v8');
@@ -29,21 +29,39 @@ for (const flag of PGLITE_WASM_FLAGS) setFlagsFromString(flag);
 
 const file = join(__dirname, 'main.cjs');
 // Named by the bundle's hash: a rebuilt bundle never meets the code compiled for another. And by
-// topology: what V8 has compiled by the time a start listens is PGlite's side or PostgreSQL's, with
-// or without Redis's, so where one build starts both (the tests, the bench, a developer's machine)
-// each keeps its own. A replica started from an embedded start's code took ~3 % longer to be
-// ready (bench/RESULTS.md, issue 32, thirty-third pass). The same variables choose the topology in
-// the app's configuration (docs/operators/topologies.md).
+// topology: by the time a start listens V8 has compiled PGlite's side or PostgreSQL's, with or
+// without Redis's, so where one build starts several (the tests, the bench, a developer's machine)
+// each keeps its own; a replica started from an embedded start's code took ~3 % longer to be ready
+// (bench/RESULTS.md, issue 32, thirty-third pass). The variables are those the app's configuration
+// reads (src/config/redis-config.ts, the database's DATABASE_URL). Other settings (telemetry) change
+// what is compiled too; the first start of a topology decides for it.
+const prefix = 'main-__BUNDLE_HASH__-';
 const redis = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'].some((name) => process.env[name]);
 const topology = `${process.env.DATABASE_URL ? 'postgres' : 'pglite'}${redis ? '-redis' : ''}`;
-const cacheFile = join(__dirname, `main-__BUNDLE_HASH__-${topology}.v8cache`);
+const cacheFile = join(__dirname, `${prefix}${topology}.v8cache`);
 
-let cachedData;
-try {
-  cachedData = readFileSync(cacheFile);
-} catch {
-  // none yet: this start makes it
+/** The first of `names` that can be read, or undefined. */
+function readFirst(names) {
+  for (const name of names)
+    try {
+      return readFileSync(join(__dirname, name));
+    } catch {
+      // not there (or a folder): the next
+    }
+  return undefined;
 }
+
+const ownCache = readFirst([`${prefix}${topology}.v8cache`]);
+// Without its own yet, another topology's code of the same bundle (V8 accepts it: same source, same
+// flags), as an image warmed with one embedded start ships: most of the bundle is common.
+const otherCaches = () => {
+  try {
+    return readdirSync(__dirname).filter((name) => name.startsWith(prefix) && name.endsWith('.v8cache'));
+  } catch {
+    return [];
+  }
+};
+const cachedData = ownCache ?? readFirst(otherCaches());
 // The build writes the bundle in ASCII (scripts/bundle.mjs): read as Latin-1, it is one byte per
 // character in memory and needs no UTF-8 decoding; another file is read as UTF-8.
 const source = readFileSync(file);
@@ -58,7 +76,8 @@ bundle.loaded = true;
 const run = script.runInThisContext();
 run.call(bundle.exports, bundle.exports, Module.createRequire(file), bundle, file, __dirname);
 
-if (!cachedData || script.cachedDataRejected)
+// Saved under its own name when it had none, even when another topology's code was accepted.
+if (!ownCache || script.cachedDataRejected)
   bundle.exports.started.then(() => {
     try {
       const staging = `${cacheFile}.${process.pid}`;
