@@ -1,5 +1,5 @@
-// node bench/oncpu.mjs [door] [other door] [--top N] [--callers NAME[,NAME…]] — where a call's CPU goes, kernel included:
-// Linux perf samples the Kadu app's process every millisecond of CPU it uses (the `cpu-clock` software
+// node bench/oncpu.mjs [door] [other door] [--top N] [--callers NAME[,NAME…]] — where a call's CPU
+// goes, kernel included: Linux perf samples the Kadu app's process every millisecond of CPU it uses (the `cpu-clock` software
 // event, which machines without hardware counters have too) while autocannon loads one door, and
 // each sample's stack is read back (the fixture runs with --perf-basic-prof-only-functions, whose
 // map names the JIT's code). Doors: mcp (the default), rest, mcp-traced, rest-traced. With a second
@@ -131,9 +131,12 @@ function tally(text) {
     for (const name of new Set(frames.map((frame) => frame.name))) add(inclusive, name);
     for (const name of CALLERS)
       if (frames[0].name.includes(name))
-        add(callers.get(name), frames.find((frame) => frame.name.startsWith('JS '))?.name ?? '(no JavaScript frame)');
+        add(
+          callers.get(name),
+          frames.slice(1).find((frame) => frame.name.startsWith('JS '))?.name ?? '(no JavaScript frame)',
+        );
   }
-  return { samples, self, inclusive, kinds, ...Object.fromEntries([...callers].map(([n, m]) => [`callers ${n}`, m])) };
+  return { samples, self, inclusive, kinds, callers };
 }
 
 function add(map, key) {
@@ -179,15 +182,19 @@ function report([a, b]) {
     ['by kind of code', 'kinds', Infinity],
     ['self, by function', 'self', TOP],
     ['inclusive (a JavaScript function and what it called)', 'inclusive', TOP],
-    ...CALLERS.map((name) => [`${name}, by the nearest JavaScript function on its stack`, `callers ${name}`, TOP]),
+    ...CALLERS.map((name) => [`${name}, by the nearest JavaScript function on its stack`, name, TOP]),
   ]) {
+    // A section's counts: a tally of the profile, or the callers of one name.
+    const counts = (p) => (p[key] instanceof Map ? p[key] : p.callers.get(key));
     console.log(`\n${title}, µs per call${b ? ` (${label})` : ''}:`);
     const names = new Set(
-      [...a[key].keys(), ...(b ? b[key].keys() : [])].filter((name) => key !== 'inclusive' || name.startsWith('JS ')),
+      [...counts(a).keys(), ...(b ? counts(b).keys() : [])].filter(
+        (name) => key !== 'inclusive' || name.startsWith('JS '),
+      ),
     );
     const rows = [...names].map((name) => {
-      const x = perCall(a, a[key].get(name) ?? 0);
-      const y = b ? perCall(b, b[key].get(name) ?? 0) : 0;
+      const x = perCall(a, counts(a).get(name) ?? 0);
+      const y = b ? perCall(b, counts(b).get(name) ?? 0) : 0;
       return { name, x, y, d: x - y };
     });
     rows.sort((r, s) => Math.abs(s.d) - Math.abs(r.d));

@@ -181,8 +181,8 @@ try {
   const echoCall = (token) => modern('tools/call', { name: 'bench_echo', arguments: ARGS }, token);
   // Each pair a ratio or a difference is taken between is measured close together in every round:
   // 2025 door and REST, the module and the 2026 door, the 2026 door and the traced door (next to
-  // each other since the thirty-third pass: next but one, the two windows 3 s apart read rounds of
-  // -10 to 86 µs in one run), REST and the 2026 door two apart.
+  // each other since the thirty-third pass: next but one, their starts 6 s apart, rounds read -10 to
+  // 86 µs in one run, bench/RESULTS.md), REST and the 2026 door two apart.
   await measureGroup([
     {
       name: 'kadu.mcp_2025',
@@ -453,8 +453,9 @@ const cpuRatios = {
 // doors four apart) and then the median, as the ratios are: the difference of the two medians took them
 // from different rounds, so a slow spell on one side read as tracing's cost (bench/RESULTS.md,
 // issue 32, seventeenth pass). A spell that slows both sides still grows the difference.
-const added = (a, b) =>
-  median(measurements[a].rounds.map((r, i) => r.cpuUsPerRequest - measurements[b].rounds[i].cpuUsPerRequest));
+const addedByRound = (a, b) =>
+  measurements[a].rounds.map((r, i) => r.cpuUsPerRequest - measurements[b].rounds[i].cpuUsPerRequest);
+const added = (a, b) => median(addedByRound(a, b));
 // Not an acceptance ratio: what tracing and metrics cost per call (same app, telemetry on vs off).
 const tracing = {
   mcp_2026_throughput_on_vs_off: m('kadu_traced.mcp_2026', 'kadu.mcp_2026'),
@@ -484,22 +485,25 @@ writeFileSync(
 );
 for (const [name, value] of Object.entries(cpuRatios)) console.log(`CPU ${name} ${value.toFixed(2)}`);
 for (const [name, value] of Object.entries(tracing)) console.log(`TRACING ${name} ${value.toFixed(2)}`);
-// The machine's speed around each window (speed-probe.mjs), as the slowest probe ÷ the run's fastest:
-// a round read in a slow spell shows here. Not a target, and no round is left out of the lines above.
+// The machine's speed around each window (speed-probe.mjs): a window's reading (the slower of the
+// probe's readings before and after it) ÷ the fastest window's reading; a round read in a slow
+// spell shows here. Not a target, and no round is left out of the lines above.
 const fastestProbe = Math.min(...Object.values(measurements).flatMap((m) => m.rounds.map((r) => r.probeUs)));
 const probeRatios = (name) => measurements[name].rounds.map((r) => r.probeUs / fastestProbe);
-const tracingRounds = measurements['kadu_traced.mcp_2026'].rounds.map((r, i) => ({
-  added: r.cpuUsPerRequest - measurements['kadu.mcp_2026'].rounds[i].cpuUsPerRequest,
-  probe: Math.max(probeRatios('kadu_traced.mcp_2026')[i], probeRatios('kadu.mcp_2026')[i]),
+const [tracedProbe, untracedProbe] = [probeRatios('kadu_traced.mcp_2026'), probeRatios('kadu.mcp_2026')];
+const tracingRounds = addedByRound('kadu_traced.mcp_2026', 'kadu.mcp_2026').map((value, i) => ({
+  added: value,
+  probe: Math.max(tracedProbe[i], untracedProbe[i]),
 }));
 console.log(
-  `machine speed probe: fastest ${(fastestProbe / 1000).toFixed(1)} ms; over the run's windows, slowest ÷ fastest ${Math.max(...Object.keys(measurements).flatMap(probeRatios)).toFixed(2)}`,
+  `machine speed probe: fastest window ${(fastestProbe / 1000).toFixed(1)} ms; over the run's windows, slowest ÷ fastest ${Math.max(...Object.keys(measurements).flatMap(probeRatios)).toFixed(2)}`,
 );
 console.log(
   `tracing by round, µs added (probe ÷ fastest): ${tracingRounds.map((r) => `${r.added.toFixed(1)} (${r.probe.toFixed(2)})`).join(', ')}`,
 );
 // Rounds whose two windows the probe read within 15 % of its fastest (its own spread in a calm
-// minute is ±7 %): what tracing adds on this machine when it is not in a spell.
+// minute is ±7 %: thirty readings 15.4–17.9 ms, bench/RESULTS.md, issue 32, thirty-third pass):
+// what tracing adds on this machine when it is not in a spell.
 const calm = tracingRounds.filter((r) => r.probe <= 1.15);
 console.log(
   `CHECK tracing_mcp_2026_cpu_us_added_calm_rounds ${calm.length ? median(calm.map((r) => r.added)).toFixed(2) : 'none'} (${calm.length} of ${tracingRounds.length} rounds)`,

@@ -1,11 +1,15 @@
-// The machine's speed between load windows (issue 32, thirty-third pass): a child process on the
-// servers' core runs one fixed piece of work on request and answers with the CPU it took. On this
-// shared machine the same server's CPU per call moves by up to 2× from one window to the next (slow
-// spells, bench/RESULTS.md); a window measured in a spell reads slow on the probe too, so a missed
+// The machine's speed between load windows (bench/RESULTS.md, issue 32, thirty-third pass): a child
+// process on the servers' core runs one fixed piece of work on request and answers with the CPU it
+// took. On this shared machine the same server's CPU per call moves by up to 2× from one window to
+// the next (slow spells); a window measured in a spell reads slow on the probe too, so a missed
 // target can be told from a slow machine. Reported beside the results, never instead of them.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { pin } from './helpers.mjs';
+
+/** Far more than one reading takes (~16 ms): a probe that does not answer stops the run. */
+const ANSWER_WITHIN_MS = 30_000;
 
 /** A fixed mix of what a server does per call: JSON both ways, strings, small objects and a Map. */
 function work() {
@@ -41,17 +45,33 @@ function serve() {
 
 /**
  * Starts the probe on `core` (undefined: not pinned). `measure()` resolves to the µs of CPU the
- * fixed work took; call it only between load windows, when the servers idle.
+ * fixed work took; call it only between load windows, when the servers idle. A probe that exits or
+ * does not answer rejects, so the run ends (and cleans up) instead of waiting for ever.
  */
 export async function startSpeedProbe(core) {
-  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--serve'], {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const lines = createInterface({ input: child.stdout });
   const waiting = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  const next = () => new Promise((resolve) => waiting.push(resolve));
-  await next(); // READY
+  const failAll = (error) => waiting.splice(0).forEach(({ reject }) => reject(error));
+  child.once('error', failAll);
+  child.once('exit', (code, signal) => failAll(new Error(`the speed probe exited (${signal ?? code})`)));
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.resolve(line));
+  const next = () =>
+    new Promise((resolve, reject) => {
+      const late = setTimeout(() => reject(new Error('the speed probe did not answer')), ANSWER_WITHIN_MS);
+      const settle = (then) => (value) => {
+        clearTimeout(late);
+        then(value);
+      };
+      waiting.push({ resolve: settle(resolve), reject: settle(reject) });
+    });
+  try {
+    await next(); // READY
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
   if (core !== undefined) pin(child.pid, core);
   return {
     async measure() {
@@ -66,4 +86,4 @@ export async function startSpeedProbe(core) {
   };
 }
 
-if (process.argv[2] === '--serve') serve();
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--serve') serve();

@@ -199,15 +199,16 @@ const RATES = {
  * `against`, another built checkout measured alternately with this one (its values prefixed
  * `against_`, and `vs_against` ratios this ÷ that). Returns the STARTUP values (also printed) and the raw samples.
  */
-export async function runStartup(options) {
+export async function runStartup({ quick, distributed, against }) {
   const probe = await startSpeedProbe(PINNED ? 0 : undefined);
   try {
-    return await measureStartups(options, probe);
+    return await measureStartups({ quick, distributed, against }, probe);
   } finally {
     probe.stop();
   }
 }
 
+/** The scenario's starts, the speed probe read before each. */
 async function measureStartups({ quick, distributed, against }, probe) {
   const runs = quick ? 3 : 7;
   const calls = 10_000;
