@@ -40,7 +40,7 @@ export function renderConfigTable(): string {
   const telemetry = [
     '### Telemetry',
     '',
-    '`OTEL_*` (telemetry off by default): OpenTelemetry, read by `src/telemetry`, see [Operating Kadu](operating.md#operating-kadu).',
+    '`OTEL_*` and `KADU_OTEL_CONTEXT_MANAGER` (telemetry off by default): OpenTelemetry, read by `src/telemetry`, see [Operating Kadu](operating.md#traces-and-metrics-opentelemetry).',
   ].join('\n');
   return [...sections, telemetry].join('\n\n') + '\n';
 }

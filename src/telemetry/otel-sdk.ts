@@ -18,6 +18,7 @@ import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { memoiseAttributeHashes } from './attribute-hash-memo.js';
 import { CompactBatchSpanProcessor } from './ended-span.js';
 import { otlpMetricExporter, otlpSpanProcessor } from './otlp-exporters.js';
+import { contextManagerFor } from './promise-hook-context-manager.js';
 import { PooledRandomIdGenerator } from './random-ids.js';
 import { noTelemetry, type Telemetry, type TelemetryConfig, telemetryEnabled } from './telemetry-config.js';
 
@@ -70,8 +71,9 @@ export async function startTelemetry(config: TelemetryConfig): Promise<Telemetry
         ],
       })
     : undefined;
-  // W3C trace context and baggage propagators, and the AsyncLocalStorage context manager.
-  tracerProvider?.register();
+  // W3C trace context and baggage propagators, and the context manager for this Node
+  // (promise-hook-context-manager.ts).
+  tracerProvider?.register({ contextManager: contextManagerFor(config.contextManager) });
 
   const readers: MetricReader[] = [];
   if (config.metrics.otlp)

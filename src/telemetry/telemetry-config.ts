@@ -10,10 +10,15 @@
  *   public port.
  * - OTLP's encoding: `OTEL_EXPORTER_OTLP_PROTOCOL` (per signal `…_TRACES_PROTOCOL`,
  *   `…_METRICS_PROTOCOL`), `http/protobuf` (the specification's default) or `http/json`.
+ * - How the active span is carried through a request's asynchronous work: `KADU_OTEL_CONTEXT_MANAGER`
+ *   (`auto`, `promise-hooks`, `async-local-storage`; promise-hook-context-manager.ts).
  * - `OTEL_SDK_DISABLED=true` turns everything off; `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`,
  *   `OTEL_TRACES_SAMPLER`, `OTEL_EXPORTER_OTLP_HEADERS`… are read by the SDK as usual.
  */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
+/** `auto`: Node's `AsyncLocalStorage` where it costs no promise hook, else the promise-hook manager. */
+export type ContextManagerChoice = 'auto' | 'promise-hooks' | 'async-local-storage';
+const CONTEXT_MANAGERS: readonly ContextManagerChoice[] = ['auto', 'promise-hooks', 'async-local-storage'];
 
 export interface TelemetryConfig {
   readonly traces: 'otlp' | 'console' | undefined;
@@ -26,6 +31,7 @@ export interface TelemetryConfig {
   };
   readonly serviceName: string;
   readonly metricIntervalMs: number;
+  readonly contextManager: ContextManagerChoice;
   /** Problems of these variables, reported with the rest of the configuration at start-up. */
   readonly problems: readonly string[];
 }
@@ -38,6 +44,7 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
     metrics: { otlp: false, console: false },
     serviceName: 'kadu',
     metricIntervalMs: 60_000,
+    contextManager: 'auto',
     problems,
   };
   if (env.OTEL_SDK_DISABLED === 'true') return off;
@@ -66,6 +73,11 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
     problems.push(
       `OTEL_METRIC_EXPORT_INTERVAL must be a number of milliseconds, got '${env.OTEL_METRIC_EXPORT_INTERVAL}'`,
     );
+  const contextManager = (env.KADU_OTEL_CONTEXT_MANAGER?.trim() || 'auto') as ContextManagerChoice;
+  if (!CONTEXT_MANAGERS.includes(contextManager))
+    problems.push(
+      `KADU_OTEL_CONTEXT_MANAGER: unknown context manager '${contextManager}' (use ${CONTEXT_MANAGERS.join(', ')})`,
+    );
   return {
     protocol: {
       traces: protocolOf(env, 'TRACES', traces.includes('otlp') ? problems : []),
@@ -81,6 +93,7 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
     },
     serviceName: env.OTEL_SERVICE_NAME || 'kadu',
     metricIntervalMs: Number.isFinite(interval) && interval >= 100 ? interval : 60_000,
+    contextManager: CONTEXT_MANAGERS.includes(contextManager) ? contextManager : 'auto',
     problems,
   };
 }

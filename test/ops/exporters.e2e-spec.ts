@@ -173,6 +173,32 @@ withRedis.describe('telemetry exported from the built app', () => {
     expect(app.stdout()).not.toContain('"arguments"');
   }, 60_000);
 
+  it('a REST request with a JSON body: its span continues the traceparent, and its SQL and access line are in it', async () => {
+    // The body is parsed from the request's stream events after the span was entered: the context
+    // must follow it there (src/telemetry/promise-hook-context-manager.ts on Node 20).
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const parent = 'b7ad6b7169203331';
+    const res = await request(base)
+      .post('/api/v1/tasks')
+      .set('Authorization', `Bearer ${apiToken}`)
+      .set('traceparent', `00-${traceId}-${parent}-01`)
+      .send({ name: 'traced', kind: 'echo', cost_cap: 5 });
+    expect(res.status).toBe(201);
+    const deadline = Date.now() + 20_000;
+    let span: OtlpSpan | undefined;
+    while (!span && Date.now() < deadline) {
+      span = collector.spans.find((s) => s.name === 'POST /api/v1/tasks' && s.traceId === traceId);
+      if (!span) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(span?.parentSpanId).toBe(parent);
+    const children = collector.spans.filter((s) => s.parentSpanId === span!.spanId);
+    expect(children.some((s) => attr(s, 'db.system.name') === 'pglite')).toBe(true);
+    const line = jsonLines(app.stdout()).find(
+      (l) => l.event === 'http.request' && l.method === 'POST' && l.route === '/api/v1/tasks',
+    );
+    expect(line).toMatchObject({ status: 201, door: 'api', trace_id: traceId });
+  }, 60_000);
+
   it('serves Prometheus text on its own port, not on the public one', async () => {
     const unknown = await request(base)
       .post('/mcp')

@@ -24,6 +24,7 @@ import { createKaduApp } from '../../src/bootstrap.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { seedEmbeddedDatabase } from '../support/kadu-app.js';
+import { contextManagerFor } from '../../src/telemetry/promise-hook-context-manager.js';
 
 /**
  * The MCP semantic conventions as an exporter sees them: the SDK is registered in this process
@@ -47,7 +48,8 @@ let mcpToken: string;
 let apiToken: string;
 
 beforeAll(async () => {
-  tracerProvider.register();
+  // The context manager main.ts registers on this Node (promise-hook-context-manager.ts).
+  tracerProvider.register({ contextManager: contextManagerFor('auto') });
   metrics.setGlobalMeterProvider(meterProvider);
   dataDir = mkdtempSync(join(tmpdir(), 'kadu-otel-'));
   seedEmbeddedDatabase(dataDir);
