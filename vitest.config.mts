@@ -21,6 +21,9 @@ const ISOLATED = [
   'src/telemetry/otlp-attribute-memo.spec.ts',
   // Replaces sdk-metrics' attribute hash in place, for the rest of the graph.
   'src/telemetry/attribute-hash-memo.spec.ts',
+  // Switches V8's promise hooks, the timers, `process.nextTick` and `AsyncResource` for the whole
+  // process while each test runs, and asserts that no AsyncLocalStorage ever ran in it.
+  'src/telemetry/promise-hook-context-manager.spec.ts',
   // `--allow-natives-syntax` for the rest of the process, and V8's object shapes as it finds them.
   'libs/mcp/test/module/stable-express-adapter.e2e-spec.ts',
 ];

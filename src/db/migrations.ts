@@ -186,6 +186,11 @@ create index secret_entry_links_open on secret_entry_links (secret_id) where use
 alter table executions add column resumes integer not null default 0;
 alter table executions add column run_start_seq integer`,
   },
+  {
+    id: 5,
+    name: 'webhook deliveries keep the trace that queued them',
+    sql: `alter table webhook_deliveries add column trace_parent text`,
+  },
 ];
 
 /**

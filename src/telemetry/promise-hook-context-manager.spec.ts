@@ -167,6 +167,24 @@ describe('PromiseHookContextManager', () => {
     expect(seen).toBe('root');
   });
 
+  it('leaves nothing a request set active for what runs next, even after its last reaction', async () => {
+    const seen = await new Promise((resolve) => {
+      // Not awaited: its last reaction runs in "a", just before the file's callback comes.
+      void manager.with(named('a'), async () => {
+        await null;
+        await Promise.reject(new Error('refused')).catch(() => undefined);
+      });
+      readFile(THIS_FILE, () => resolve(nameOf(manager)));
+    });
+    expect(seen).toBe('root');
+  });
+
+  it('keeps one function for a scheduler reachable by two names, and offers no attach()', () => {
+    expect(globalThis.setTimeout).toBe(timers.setTimeout);
+    expect(globalThis.setImmediate).toBe(timers.setImmediate);
+    expect(() => manager.attach()).toThrow('use context.with()');
+  });
+
   it('restores the context when the function throws', () => {
     expect(() =>
       manager.with(named('a'), () => {

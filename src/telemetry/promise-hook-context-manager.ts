@@ -38,15 +38,18 @@ const SCHEDULERS = [
  * events through an `AsyncResource` (bench/RESULTS.md, issue 32, eighteenth and thirty-fourth passes).
  *
  * What it does not carry, where `AsyncLocalStorage` does: callbacks that native code calls back
- * (`fs.readFile(path, cb)`, `dns.lookup`, a socket's callbacks). Those run in the root context — never
- * in another request's: every context set here is unset when the code it was set for returns. The
- * app uses promises for its own I/O; the instrumentations start their spans before such calls and
+ * (`fs.readFile(path, cb)`, `dns.lookup`, a socket's callbacks), `unhandledRejection` handlers, and
+ * `AsyncResource`s of classes a module took before the SDK started (Node's `http` agent's queue of
+ * requests waiting for a socket). Those run in the root context: every context set here is unset
+ * when the code it was set for returns, so nothing a request set stays active after it. The app
+ * uses promises for its own I/O; the instrumentations start their spans before such calls and
  * bind their emitters (`bind`, inherited). Node 22 with `--experimental-async-context-frame`, and
  * Node 24, keep `AsyncLocalStorage` without those hooks: `contextManagerFor` picks it there, and an
  * operator who needs what it carries more can choose it anywhere (`KADU_OTEL_CONTEXT_MANAGER`).
  *
  * Extends the SDK's `AsyncLocalStorageContextManager` for its `bind` of functions and event
- * emitters alone; its storage is never run, so Node's hooks stay off.
+ * emitters alone; its storage is never run (`with` and `attach` are this class's), so Node's hooks
+ * stay off.
  */
 export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
   private current: Context = ROOT_CONTEXT;
@@ -74,6 +77,15 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
     }
   }
 
+  /**
+   * Not offered: a context set for the rest of the current code, with nothing that unsets it when
+   * that code returns, would stay active in whatever runs next (another request's callbacks). The
+   * inherited one would turn Node's hooks on. `@opentelemetry/api` 1.9 never calls it.
+   */
+  override attach(): never {
+    throw new Error('the promise-hook context manager has no attach(): use context.with()');
+  }
+
   override enable(): this {
     if (this.stopHooks) return this;
     this.stopHooks = promiseHooks.createHook({
@@ -85,11 +97,13 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
         this.replaced.push(this.current);
         this.current = (promise as Carrier)[CONTEXT] ?? ROOT_CONTEXT;
       },
+      // V8 calls `after` once for each `before`; were one missing, the stack's bottom is the root.
       after: () => {
         this.current = this.replaced.pop() ?? ROOT_CONTEXT;
       },
     }) as () => void;
-    for (const [target, name] of SCHEDULERS) this.carryThrough(target, name);
+    const wrappers = new Map<Scheduler, Scheduler>();
+    for (const [target, name] of SCHEDULERS) this.carryThrough(target, name, wrappers);
     this.carryThroughAsyncResources();
     // ES modules that import these from `node:timers` or `node:async_hooks` see the same.
     syncBuiltinESMExports();
@@ -107,10 +121,19 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
     return this;
   }
 
-  /** Replaces `target[name]` by a function that schedules the callback in the active context. */
-  private carryThrough(target: object, name: string): void {
+  /**
+   * Replaces `target[name]` by a function that schedules the callback in the active context — one
+   * per original function, so `globalThis.setTimeout === timers.setTimeout` still holds.
+   */
+  private carryThrough(target: object, name: string, wrappers: Map<Scheduler, Scheduler>): void {
     const scheduler = target as Record<string, Scheduler>;
     const original = scheduler[name]!;
+    const known = wrappers.get(original);
+    if (known) {
+      this.originals.push({ target, name, fn: original });
+      scheduler[name] = known;
+      return;
+    }
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the scheduler's own `this` is the caller's
     const manager = this;
     const carrying = function (this: unknown, callback: Callback, ...rest: unknown[]): unknown {
@@ -124,6 +147,7 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
     };
     // `util.promisify.custom` and the like: `timers/promises` and `promisify(setTimeout)` keep working.
     Object.defineProperties(carrying, Object.getOwnPropertyDescriptors(original));
+    wrappers.set(original, carrying);
     this.originals.push({ target, name, fn: original });
     scheduler[name] = carrying;
   }
@@ -132,9 +156,10 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
    * Libraries that call back from a stream's or a socket's events keep their caller's context with
    * an `AsyncResource` made when they were called (body-parser's raw-body, on-finished, multer,
    * Nest's interceptors): `async_hooks.AsyncResource` becomes a subclass whose `runInAsyncScope`
-   * (and so its `bind`) also runs in the context active when it was made. Modules read it from
-   * `async_hooks` when they load or when they call, after this: the SDK starts before the app's
-   * modules load (main.ts). A subclass some module made of the original before then keeps Node's.
+   * (and so its `bind`) also runs in the context active when it was made. The app's modules and
+   * its dependencies read it from `async_hooks` when they load or when they call, after this (the SDK
+   * starts before the app is imported: kadu-process.ts); a class some module took before then keeps
+   * Node's (see the class's comment).
    */
   private carryThroughAsyncResources(): void {
     const Original = asyncHooks.AsyncResource;

@@ -104,7 +104,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
           'network.protocol.version': req.httpVersion,
         },
       },
-      propagation.extract(context.active(), req.headers),
+      // The request's own headers or nothing: never a context some earlier code left active.
+      propagation.extract(ROOT_CONTEXT, req.headers),
     );
     res.on('close', () => finished(req, res, started, span));
     context.with(trace.setSpan(context.active(), span), next);

@@ -12,7 +12,7 @@ import { SecretBox } from '../common/secret-box.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { recordWebhookAttempt } from '../telemetry/kadu-metrics.js';
-import { traceDeliveryAttempt } from '../telemetry/webhook-span.js';
+import { inNoTrace, traceDeliveryAttempt } from '../telemetry/webhook-span.js';
 import { pinnedLookup } from '../common/address-policy.js';
 import { checkWebhookUrl } from './ssrf.js';
 import type { DeliveryRow } from './webhook.view.js';
@@ -73,7 +73,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, BeforeApplication
       return;
     }
     this.running = true;
-    void this.drain().finally(() => {
+    void inNoTrace(() => this.drain()).finally(() => {
       this.running = false;
       if (this.again && !this.stopped) {
         this.again = false;

@@ -9,6 +9,7 @@ import { limitOf, Paginator } from '../common/pagination.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { hints, IDEMPOTENCY_KEY, idArg } from '../mcp/tool-args.js';
 import { OrgContextService } from '../orgs/org-context.service.js';
+import { queuingTraceParent } from '../telemetry/webhook-span.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { ListDeliveriesQueryDto } from './webhook.dto.js';
 import { type DeliveryRow, deliveryView } from './webhook.view.js';
@@ -96,9 +97,17 @@ export class WebhookDeliveriesService {
       const original = await this.loadDelivery(ctx.orgId, deliveryId);
       await this.webhooks.load(ctx.orgId, original.webhook_id);
       const [row] = await this.db.query<DeliveryRow>(
-        `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, replay_of, next_attempt_at)
-         values ($1, $2, $3, $4, $5::jsonb, 'pending', $6, now()) returning *`,
-        [newId(), ctx.orgId, original.webhook_id, original.event, JSON.stringify(original.payload), original.id],
+        `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, replay_of, next_attempt_at, trace_parent)
+         values ($1, $2, $3, $4, $5::jsonb, 'pending', $6, now(), $7) returning *`,
+        [
+          newId(),
+          ctx.orgId,
+          original.webhook_id,
+          original.event,
+          JSON.stringify(original.payload),
+          original.id,
+          queuingTraceParent(),
+        ],
       );
       this.worker.kick();
       return { data: deliveryView(row!) };

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { newId } from '../common/ids.js';
 import { DATABASE, type Database } from '../db/database.js';
 import { type ExecutionRow, executionView } from '../executions/execution.view.js';
+import { queuingTraceParent } from '../telemetry/webhook-span.js';
 import { DeliveryWorker } from './delivery-worker.js';
 
 /** Turns an execution event into one pending delivery per destination webhook of its task. */
@@ -31,9 +32,9 @@ export class WebhookEvents {
     for (const hook of hooks) {
       if (hook.events.length && !hook.events.includes(event)) continue;
       await this.db.query(
-        `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, next_attempt_at)
-         values ($1, $2, $3, $4, $5::jsonb, 'pending', now())`,
-        [newId(), execution.org_id, hook.id, event, payload],
+        `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, next_attempt_at, trace_parent)
+         values ($1, $2, $3, $4, $5::jsonb, 'pending', now(), $6)`,
+        [newId(), execution.org_id, hook.id, event, payload, queuingTraceParent()],
       );
     }
     this.worker.kick();

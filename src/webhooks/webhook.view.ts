@@ -35,6 +35,8 @@ export interface DeliveryRow {
   response_code: number | null;
   last_error: string | null;
   replay_of: string | null;
+  /** The trace that queued it (webhook-span.ts); not shown to clients. */
+  trace_parent: string | null;
   next_attempt_at: Date | null;
   created_at: Date;
   updated_at: Date;

@@ -25,6 +25,8 @@ import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { seedEmbeddedDatabase } from '../support/kadu-app.js';
 import { contextManagerFor } from '../../src/telemetry/promise-hook-context-manager.js';
+import { DATABASE, type Database } from '../../src/db/database.js';
+import { newId } from '../../src/common/ids.js';
 
 /**
  * The MCP semantic conventions as an exporter sees them: the SDK is registered in this process
@@ -385,6 +387,60 @@ describe('MCP spans and metrics (OpenTelemetry semantic conventions for MCP)', (
         'http.response.status_code'
       ],
     ).toBe(200);
+  });
+
+  it('a delivery pass gives each delivery its own queuing trace, never the trace of the request that asked for the pass', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    // A member of its own: the rate-limit and REST tests spend ana's and rui's write budgets.
+    const token = await issueDevToken(config, { org: 'acme', user: 'eva@acme.test', role: 'admin', audience: 'api' });
+    const hook = await request(app.getHttpServer())
+      .post('/api/v1/webhooks')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ url: receiver.url, events: ['execution.succeeded'] });
+    expect(hook.status).toBe(201);
+    const db = app.get<Database>(DATABASE);
+    const [{ org_id: orgId }] = await db.query<{ org_id: string }>('select org_id from webhooks where id = $1', [
+      hook.body.data.id,
+    ]);
+    const insert = (id: string, status: string, traceParent: string | null) =>
+      db.query(
+        `insert into webhook_deliveries (id, org_id, webhook_id, event, payload, status, next_attempt_at, trace_parent)
+         values ($1, $2, $3, 'execution.succeeded', '{}'::jsonb, $4, now(), $5)`,
+        [id, orgId, hook.body.data.id, status, traceParent],
+      );
+    // Queued earlier, each by its own trace or by none, and due now: the replay's pass claims them too.
+    const OTHER_TRACE = '11111111111111111111111111111111';
+    const OTHER_SPAN = '2222222222222222';
+    const [original, otherTrace, noTrace] = [newId(), newId(), newId()];
+    await insert(original, 'delivered', null);
+    await insert(otherTrace, 'pending', `00-${OTHER_TRACE}-${OTHER_SPAN}-01`);
+    await insert(noTrace, 'pending', null);
+    spans.reset();
+    const replay = await request(app.getHttpServer())
+      .post(`/api/v1/webhook_deliveries/${original}/replay`)
+      .set('Authorization', `Bearer ${token}`)
+      .set('traceparent', traceparent(HEADER_SPAN));
+    expect(replay.status).toBe(202);
+    await receiver.waitFor(3);
+    await receiver.stop();
+    const deadline = Date.now() + 10_000;
+    const attemptOf = (id: string) =>
+      spans
+        .getFinishedSpans()
+        .find((s) => s.name === 'deliver webhook' && s.attributes['kadu.webhook.delivery_id'] === id);
+    while (!(attemptOf(replay.body.data.id) && attemptOf(otherTrace) && attemptOf(noTrace)))
+      if (Date.now() > deadline) throw new Error('the three attempts were not traced');
+      else await new Promise((r) => setTimeout(r, 25));
+    const rest = spans.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER && s.name.endsWith('/replay'));
+    // The replay's own delivery: in the replay request's trace, under its span.
+    expect(attemptOf(replay.body.data.id)?.spanContext().traceId).toBe(TRACE_ID);
+    expect(attemptOf(replay.body.data.id)?.parentSpanContext?.spanId).toBe(rest?.spanContext().spanId);
+    // The others: in the trace that queued them, or in one of their own.
+    expect(attemptOf(otherTrace)?.spanContext().traceId).toBe(OTHER_TRACE);
+    expect(attemptOf(otherTrace)?.parentSpanContext?.spanId).toBe(OTHER_SPAN);
+    expect(attemptOf(noTrace)?.spanContext().traceId).not.toBe(TRACE_ID);
+    expect(attemptOf(noTrace)?.parentSpanContext).toBeUndefined();
   });
 
   it("a secret-entry link's token and a sign-in's interaction never leave in a span: their url.path is scrubbed", async () => {
