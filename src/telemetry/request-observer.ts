@@ -93,6 +93,8 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
       return;
     }
     const method = methodOf(req);
+    // The request's own headers or nothing: never a context some earlier code left active.
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
       method,
       {
@@ -104,11 +106,10 @@ export function requestObserver(mcpPath: string, accessLog: Logger | undefined) 
           'network.protocol.version': req.httpVersion,
         },
       },
-      // The request's own headers or nothing: never a context some earlier code left active.
-      propagation.extract(ROOT_CONTEXT, req.headers),
+      parent,
     );
     res.on('close', () => finished(req, res, started, span));
-    context.with(trace.setSpan(context.active(), span), next);
+    context.with(trace.setSpan(parent, span), next);
   };
 }
 

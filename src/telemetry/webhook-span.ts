@@ -23,8 +23,8 @@ export function inNoTrace<T>(pass: () => T): T {
 
 /**
  * One span per webhook delivery attempt, a child of the span that queued the delivery (its
- * `trace_parent`), retries included, whichever pass makes it; a delivery queued outside any trace
- * starts one of its own. Its HTTP POST is a child span (the http instrumentation), whose
+ * `trace_parent`), retries included, whichever pass makes it; each attempt of a delivery queued
+ * outside any trace (or before the column existed) starts a trace of its own. Its HTTP POST is a child span (the http instrumentation), whose
  * `traceparent` header lets the receiver continue the trace.
  */
 export function traceDeliveryAttempt<T>(
