@@ -128,12 +128,14 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
   private carryThrough(target: object, name: string, wrappers: Map<Scheduler, Scheduler>): void {
     const scheduler = target as Record<string, Scheduler>;
     const original = scheduler[name]!;
-    const known = wrappers.get(original);
-    if (known) {
-      this.originals.push({ target, name, fn: original });
-      scheduler[name] = known;
-      return;
-    }
+    let carrying = wrappers.get(original);
+    if (!carrying) wrappers.set(original, (carrying = this.carrying(original)));
+    this.originals.push({ target, name, fn: original });
+    scheduler[name] = carrying;
+  }
+
+  /** `original`, scheduling its callback in the context active when it is called. */
+  private carrying(original: Scheduler): Scheduler {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the scheduler's own `this` is the caller's
     const manager = this;
     const carrying = function (this: unknown, callback: Callback, ...rest: unknown[]): unknown {
@@ -147,9 +149,7 @@ export class PromiseHookContextManager extends AsyncLocalStorageContextManager {
     };
     // `util.promisify.custom` and the like: `timers/promises` and `promisify(setTimeout)` keep working.
     Object.defineProperties(carrying, Object.getOwnPropertyDescriptors(original));
-    wrappers.set(original, carrying);
-    this.originals.push({ target, name, fn: original });
-    scheduler[name] = carrying;
+    return carrying;
   }
 
   /**

@@ -73,10 +73,11 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
     problems.push(
       `OTEL_METRIC_EXPORT_INTERVAL must be a number of milliseconds, got '${env.OTEL_METRIC_EXPORT_INTERVAL}'`,
     );
-  const contextManager = (env.KADU_OTEL_CONTEXT_MANAGER?.trim() || 'auto') as ContextManagerChoice;
-  if (!CONTEXT_MANAGERS.includes(contextManager))
+  const contextManagerName = (env.KADU_OTEL_CONTEXT_MANAGER?.trim() || 'auto') as ContextManagerChoice;
+  const contextManager = CONTEXT_MANAGERS.includes(contextManagerName) ? contextManagerName : 'auto';
+  if (contextManager !== contextManagerName)
     problems.push(
-      `KADU_OTEL_CONTEXT_MANAGER: unknown context manager '${contextManager}' (use ${CONTEXT_MANAGERS.join(', ')})`,
+      `KADU_OTEL_CONTEXT_MANAGER: unknown context manager '${contextManagerName}' (use ${CONTEXT_MANAGERS.join(', ')})`,
     );
   return {
     protocol: {
@@ -93,7 +94,7 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv): TelemetryConfig {
     },
     serviceName: env.OTEL_SERVICE_NAME || 'kadu',
     metricIntervalMs: Number.isFinite(interval) && interval >= 100 ? interval : 60_000,
-    contextManager: CONTEXT_MANAGERS.includes(contextManager) ? contextManager : 'auto',
+    contextManager,
     problems,
   };
 }
